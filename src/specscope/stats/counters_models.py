@@ -82,9 +82,14 @@ def model_figures(delta: SpecCounters) -> dict[str, dict[str, Any]]:
     return out
 
 
-def unlabelled_traffic(engine_kind: str | None) -> str | None:
-    """What an engine counts inside one series set without labelling it apart (its adapter's ``UNLABELLED_TRAFFIC``),
-    or None (no adapter, or it says nothing)."""
+def unlabelled_traffic(engine_kind: str | None, drained: bool = False) -> str | None:
+    """What an engine counts inside one series set without labelling it apart (its adapter's ``UNLABELLED_TRAFFIC``;
+    for a pair of drained JSON bodies, ``drained``, its ``DRAINED_UNLABELLED_TRAFFIC`` where it has one: that format
+    has no labels), or None (no adapter, or it says nothing)."""
     from specscope.adapters.names import adapter_metrics
 
-    return next((getattr(m, "UNLABELLED_TRAFFIC", None) for e, m in adapter_metrics() if e == engine_kind), None)
+    for e, m in adapter_metrics():
+        if e == engine_kind:
+            own = getattr(m, "DRAINED_UNLABELLED_TRAFFIC", None) if drained else None
+            return own or getattr(m, "UNLABELLED_TRAFFIC", None)
+    return None
