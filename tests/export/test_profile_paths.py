@@ -16,7 +16,7 @@ from paths import DATA
 
 
 def _run(tmp_path, capsys, monkeypatch):
-    """base, mtp and eagle (two profiles) and ngram, whose server reported no drafts (vLLM's baseline files)."""
+    """base, mtp and eagle (two profiles) and ngram, whose files have no draft count (vLLM's baseline files)."""
     run = tmp_path / "run"
     for stem, config in (
         ("vllm_cpu_base", "base"),
@@ -49,8 +49,9 @@ def test_o_folder_holds_one_file_per_profile_and_says_each(tmp_path, capsys, mon
     assert json.loads((folder / "mtp-imported-2-all.json").read_text())["schema_version"] == "1.0"
     side = json.loads((folder / "specscope.json").read_text())
     assert [p["file"] for p in side["profiles"]] == [str(folder / n) for n in names[:2]]
-    # ngram never drafted: no profile, and the note says which group and why
-    assert "note: ngram / imported / N=2: no profile: its server reported 0 drafts in its 2 ok cells" in err
+    # ngram (a method by its name) has no draft count in its files (a baseline's): no profile, and the note says which
+    # group and why (absent, not 0)
+    assert "note: ngram / imported / N=2: no profile: none of its 2 ok cells carries a draft count" in err
 
 
 def test_o_file_with_one_profile_is_exactly_that_file(tmp_path, capsys, monkeypatch):
@@ -62,3 +63,18 @@ def test_o_file_with_one_profile_is_exactly_that_file(tmp_path, capsys, monkeypa
     assert code == 0, err
     assert sorted(p.name for p in tmp_path.glob("p*")) == ["p.json", "p.specscope.json"]
     assert f"{tmp_path / 'p.json'}  (mtp" in out
+
+
+def test_a_group_whose_server_reported_zero_drafts_is_named():
+    # counters that count drafts and read 0 (an n-gram drafter on prose), against none at all (absent, not 0)
+    from cellsummary import make_cell
+    from specscope.export.profile import _idle
+    from specscope.records import SpecCounters
+
+    zero = SpecCounters(drafts=0.0, draft_tokens=0.0, accepted_tokens=0.0, present=frozenset({"spec"}))
+    shape = dict(output_tokens=64, duration_s=2.0, ttft_p50_s=0.1, ttft_p95_s=0.1)
+    cells = [make_cell("ngram", "prose", 1, r, 30.0, counters=zero, **shape) for r in (0, 1)]
+    cells.append(make_cell("ngram", "prose", 1, 2, 30.0, **shape))
+    assert _idle("ngram / prose / N=1", cells) == (
+        "ngram / prose / N=1: no profile: its server reported 0 drafts in 2 of 3 ok cells (it did not draft)"
+    )

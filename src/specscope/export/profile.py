@@ -33,7 +33,7 @@ from specscope.config import is_control
 from specscope.errors import ConfigError
 from specscope.facts import ServerFacts
 from specscope.report.build import RunData, run_cells_of
-from specscope.stats.acceptance import AcceptanceView, acceptance_view, pooled_acceptance
+from specscope.stats.acceptance import AcceptanceView, acceptance_view, cell_drafts, pooled_acceptance
 from specscope.stats.acceptance_dist import accepted_length_histogram
 from specscope.stats.groups import usable
 from specscope.stats.judgement import speculative_configs
@@ -195,10 +195,19 @@ def _partial(ok: Sequence[CellSummary], label: str, view: AcceptanceView | None)
     return [f"{label}: {len(has)} of {len(ok)} ok cells carry per-position counts ({rounds} none)"]
 
 
+def _idle(label: str, ok: Sequence[CellSummary]) -> str:
+    """Why a speculative config's group has no profile: its server reported 0 drafts (:func:`cell_drafts`) in some
+    ok cells and no draft count in the others, or no draft count at all (absent is unknown, never 0)."""
+    zero = sum(1 for c in ok if cell_drafts(c) == 0)
+    if zero:
+        return f"{label}: no profile: its server reported 0 drafts in {zero} of {len(ok)} ok cells (it did not draft)"
+    return f"{label}: no profile: none of its {len(ok)} ok cells carries a draft count"
+
+
 def run_profiles(data: RunData) -> tuple[list[Profile], list[str]]:
     """Every profile of the run (module docstring), in config, workload, level, phase order, and a note for each
     group of a speculative config (:func:`specscope.stats.judgement.speculative_configs`) left without a profile
-    because its server reported no drafts in its ok cells (it did not speculate: nothing to profile).
+    because its ok cells hold no draft (its server reported 0 drafts, or no draft count: nothing to profile).
 
     Raises:
         ConfigError: no config of the run has per-position acceptance (nothing to profile).
@@ -221,7 +230,7 @@ def run_profiles(data: RunData) -> tuple[list[Profile], list[str]]:
                 label = f"{config} / {workload} / {rc.axis.label(level)}"
                 partial.extend(_partial(ok, label, views["all"][0]))
                 if ok and views["all"][0] is None and config in speculative:
-                    idle.append(f"{label}: no profile: its server reported 0 drafts in its {len(ok)} ok cells")
+                    idle.append(_idle(label, ok))
                 for phase, (view, pos) in views.items():
                     if view is None or not view.unconditional:
                         continue
