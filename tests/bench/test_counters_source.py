@@ -80,3 +80,23 @@ def test_bad_metrics_specs(spec, needle):
 def test_a_repeated_replica_is_refused():
     with pytest.raises(ConfigError, match="repeats"):
         parse_metrics_specs(["base=http://h:1", "base=http://h:1/"], ("base",))
+
+
+def test_replica_series_are_named_as_one_servers_are():
+    # issue 50: a scrape keys its series sets by selector ({engine="0",model_name="m"}); one server's delta names
+    # such a set by its engine ("0"), but behind --metrics on several endpoints the set read
+    # 'h:1/{engine="0",model_name="m"}' where the bare-engine form reads 'h:1/0'. Now: h:1/0, h:1/1, h:2/0.
+    def dp(*engines: SpecCounters) -> SpecCounters:
+        keyed = {f'{{engine="{i}",model_name="m"}}': e for i, e in enumerate(engines)}
+        total = snap(0, 0, 0, ())
+        return SpecCounters(drafts=0, accepted_tokens=0, generation_tokens=0, engines=keyed, present=total.present)
+
+    before = combine_replicas(
+        [("h:1", dp(snap(1, 1, 4, (1,)), snap(2, 2, 8, (2,)))), ("h:2", dp(snap(5, 5, 20, (5,))))]
+    )
+    after = combine_replicas(
+        [("h:1", dp(snap(2, 2, 8, (2,)), snap(3, 3, 12, (3,)))), ("h:2", dp(snap(6, 6, 24, (6,))))]
+    )
+    d = counters_delta(before, after)
+    assert sorted(d.engines) == ["h:1/0", "h:1/1", "h:2/0"]
+    assert d.engines["h:2/0"].drafts == 1

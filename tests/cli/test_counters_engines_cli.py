@@ -395,3 +395,13 @@ def test_the_lora_caveat_rests_on_the_scrape(lora, tmp_path, capsys, monkeypatch
     code, doc_text, _err = cli(["counters", before, after, "-f", "json"], capsys, monkeypatch, tmp_path)
     doc = json.loads(doc_text)
     assert (doc["inside"] or "").startswith("requests to LoRA adapters served on the model") is lora
+
+
+def test_trtllm_json_counters_say_what_is_inside_in_their_own_terms(tmp_path, capsys, monkeypatch):
+    # issue 50: the pair of JSON bodies said "one model_name label per server" (the Prometheus collector's terms),
+    # though a JSON body has no labels at all
+    before, after = [_iteration(1, 1, (6, 3, 2))], [_iteration(2, 1, (6, 3, 2))]
+    code, doc, _ = _counters(tmp_path, capsys, monkeypatch, json.dumps(before), json.dumps(after), "json")
+    assert code == 0 and doc["inside"] == "every request of the server: trtllm-serve's JSON bodies carry no labels"
+    code, doc, _ = _counters(tmp_path, capsys, monkeypatch, TRTLLM.format(t=10, a=6), TRTLLM.format(t=20, a=12))
+    assert doc["inside"] == "every request of the server: one model_name label per server"

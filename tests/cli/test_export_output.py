@@ -16,12 +16,14 @@ def test_export_profile_makes_the_folder_of_o(tmp_path, capsys, monkeypatch):
     assert (target.parent / "y.specscope.json").is_file()
 
 
-def test_export_profile_o_a_folder_is_refused(tmp_path, capsys, monkeypatch):
+def test_export_profile_o_a_folder_holds_the_profiles(tmp_path, capsys, monkeypatch):
+    # issue 50: -o FOLDER holds one CONFIG-WORKLOAD-LEVEL-PHASE.json per profile (was refused as a folder)
     run = vllm_import_run(tmp_path, capsys, monkeypatch)
     folder = tmp_path / "out"
     folder.mkdir()
     code, _, err = cli(["export", run, "--to", "profile", "-o", folder], capsys, monkeypatch, tmp_path)
-    assert code == 2 and "--output is a folder" in err and "fix:" in err
+    assert code == 0, err
+    assert sorted(p.name for p in folder.iterdir()) == ["mtp-imported-2-all.json", "specscope.json"]
     assert not list(tmp_path.glob("out-*")) and not list(tmp_path.glob("out.*"))
 
 

@@ -136,7 +136,7 @@ def test_bench_records_the_pooled_llamacpp_log_with_its_alarm(tmp_path: Path) ->
         args = ["bench", "--server", f"dm={ts.base_url}", "--server-log", f"dm={log}", "--workloads", "prose"]
         args += ["--max-concurrency", "1", "--repeats", "1", "--max-tokens", "8", "--out", str(tmp_path)]
         r = CliRunner().invoke(app, [*args, "-f", "json"])
-    # exit 1: the report judges the stored log's LOW_ACCEPTANCE as its own alarm (report.alarms.log_pool_alarms),
+    # exit 1: the report judges the stored log's LOW_ACCEPTANCE as its own alarm (stats.alarms.log_pool_alarms),
     # and bench exits on the report's judgement, as `report RUN` and `serve --parse-log FILE` exit 1 on it (was 0
     # before 2026-12-06, when the report read no stored log pool)
     assert r.exit_code == 1, r.output
@@ -306,7 +306,7 @@ def test_bench_says_the_sglang_windows_bound_and_its_alarm_as_serve_does(tmp_pat
         args = ["bench", "--server", f"e3={ts.base_url}", "--server-log", f"e3={log}", "--workloads", "prose"]
         args += ["--max-concurrency", "1", "--repeats", "1", "--max-tokens", "8", "--out", str(tmp_path)]
         b = CliRunner().invoke(app, [*args, "-f", "json"])
-    assert b.exit_code == 1, b.output  # the report's alarm now (report.alarms.log_pool_alarms), as serve's exit 1
+    assert b.exit_code == 1, b.output  # the report's alarm now (stats.alarms.log_pool_alarms), as serve's exit 1
     assert "server log e3 (sglang: " in b.stderr and f"ALARM {pool['alarm']}" in b.stderr
     assert "no counts printed; at most 0.2% of drafted tokens accepted over >= 60 verify steps" in b.stderr
 

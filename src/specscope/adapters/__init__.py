@@ -14,7 +14,7 @@ per-field :class:`~specscope.adapters.declare.Row`), ``names`` (the readers' nam
 ``doc`` (docs/engines.md's generated sections). Each engine's folder holds
 ``metrics`` (``PREFIXES``, ``ROWS``, ``ENABLE_METRICS``, ``UNLABELLED_TRAFFIC``, ``UNLABELLED_TRAFFIC_SIGN`` where
 only a caveat of the scrape shows that traffic, ``COPY_LABELS`` where its ranks write copies of one count; JSON
-readers where the engine serves JSON) and, where it has server facts
+readers, and ``DRAINED_UNLABELLED_TRAFFIC`` in their terms, where the engine serves JSON) and, where it has server facts
 specscope stores, ``facts``; where it writes speculative fields into its responses, ``per_response``; where its log
 states facts, ``log_facts`` (``FACTS``, ``read_facts``); where its log prints statistics without counts,
 ``log_summary`` (``SUMMARY``).

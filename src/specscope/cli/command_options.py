@@ -107,7 +107,10 @@ ScrapeTimeoutOption = Annotated[
 # --- export ---
 ExportToOption = Annotated[str, typer.Option("--to", metavar="TARGET", help="mlflow or profile.")]
 ExportOutputOption = Annotated[
-    MaybePath, typer.Option("--output", "-o", metavar="FILE", help="Write to FILE (--to profile: the profile file).")
+    MaybePath,
+    typer.Option(
+        "--output", "-o", metavar="FILE", help="Write to FILE (--to profile: the profile file, or a folder of them)."
+    ),
 ]
 TrackingUriOption = Annotated[
     MaybeStr,

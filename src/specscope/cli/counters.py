@@ -307,7 +307,7 @@ def counters_pair_doc(
         _refuse_swapped(before, after, names, start_s)
         return counters_doc(before, after, start_s)
     start, total, reasons, drained = _drained_pair(before, after, names)
-    doc = counters_doc(start, total)
+    doc = counters_doc(start, total, drained=True)
     doc["reasons"] = list(doc["reasons"]) + [r for r in reasons if r not in doc["reasons"]]
     doc["drained"] = drained
     return doc

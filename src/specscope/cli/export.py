@@ -21,23 +21,27 @@ TARGETS = ("mlflow", "profile")
 
 def _profile(run: Path, output: Path | None) -> None:
     from specscope.cli.output import make_output_folder, report_target
-    from specscope.export.profile import profile_paths, run_profiles, sidecar_path
+    from specscope.export.profile import is_folder_target, profile_paths, run_profiles, sidecar_path
     from specscope.fsio import link_target, write_json_atomic
     from specscope.report.build import run_data
     from specscope.store import open_run
 
     if output is None:
         raise ConfigError(
-            "--to profile needs -o FILE",
+            "--to profile needs -o FILE or -o FOLDER",
             found="no -o",
-            expected="-o FILE: where speculation_profile.json is written",
+            expected="-o FILE: where speculation_profile.json is written (a run of one profile), or -o FOLDER",
             fix=f"specscope export {run} --to profile -o speculation_profile.json",
         )
-    output = report_target(None, output, ("json",), format_option=False, reads=(run,))[1] or output
+    side = sidecar_path(output)
+    # -o FOLDER: the -o rules (not a source, not a special file) on the file written in it
+    report_target(None, side if is_folder_target(output) else output, ("json",), format_option=False, reads=(run,))
     with open_run(run) as r:
-        profiles = run_profiles(run_data(r))
-    make_output_folder(output)
-    paths = profile_paths(output, profiles)
+        profiles, idle = run_profiles(run_data(r))
+    paths = profile_paths(output, profiles)  # before anything is written: -o FILE with several profiles is refused
+    make_output_folder(side)
+    for note in idle:
+        typer.echo(f"note: {note}", err=True)
     for p, path in zip(profiles, paths, strict=True):
         write_json_atomic(link_target(path), p.body, indent=2)  # a link the user names: written through
         typer.echo(f"{path}  ({p.config} / {p.workload} / {p.beside['load']} / {p.phase})")
@@ -48,7 +52,6 @@ def _profile(run: Path, output: Path | None) -> None:
                 f"{never[0] - 1}",
                 err=True,
             )
-    side = sidecar_path(output)
     beside = [{"file": str(path), **p.beside} for p, path in zip(profiles, paths, strict=True)]
     write_json_atomic(link_target(side), {"run": str(run), "profiles": beside}, indent=2)
     typer.echo(f"{side}  (what the schema has no field for)")
@@ -77,13 +80,15 @@ def export_cmd(
     """Export a run to MLflow, or as speculation profiles (specdec_bench's schema).
 
     --to mlflow logs one MLflow run (params, metrics per cell and comparison, verdicts as tags, the
-    JSON and HTML reports as artifacts; exporting again does not duplicate); --to profile -o FILE writes speculation
-    profiles in the speculation_profile.json schema of NVIDIA Model-Optimizer's specdec_bench (one per config x
-    workload x level x phase; several get FILE's stem suffixed), with what the schema has no field for beside them
-    in STEM.specscope.json.
+    JSON and HTML reports as artifacts; exporting again does not duplicate); --to profile writes speculation
+    profiles in the speculation_profile.json schema of NVIDIA Model-Optimizer's specdec_bench, one profile per file
+    (one per config x workload x level x phase): -o FILE.json is that file when the run has one profile (what the
+    schema has no field for beside it in STEM.specscope.json); -o FOLDER (a folder, or a name without a suffix)
+    holds CONFIG-WORKLOAD-LEVEL-PHASE.json for each and specscope.json. Every path written is printed; a
+    speculative config's group whose server reported no drafts has no profile, and a note names it.
 
-    Exit codes: 0 exported; 2 not a run, unknown --to, --to profile without -o or without per-position
-    acceptance, MLflow not installed."""
+    Exit codes: 0 exported; 2 not a run, unknown --to, --to profile without -o, -o FILE.json on a run of several
+    profiles, no per-position acceptance, MLflow not installed."""
     require_one_of(to, TARGETS, f"unknown --to {to!r}", fix="pass --to mlflow or --to profile")
     wrong = ("--tracking-uri", tracking_uri, "--to mlflow") if to == "profile" else ("-o", output, "--to profile")
     if wrong[1] is not None:

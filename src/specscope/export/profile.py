@@ -33,13 +33,14 @@ from specscope.config import is_control
 from specscope.errors import ConfigError
 from specscope.facts import ServerFacts
 from specscope.report.build import RunData, run_cells_of
-from specscope.stats.acceptance import AcceptanceView, acceptance_view, pooled_acceptance
+from specscope.stats.acceptance import AcceptanceView, acceptance_view, cell_drafts, pooled_acceptance
 from specscope.stats.acceptance_dist import accepted_length_histogram
 from specscope.stats.groups import usable
+from specscope.stats.judgement import speculative_configs
 from specscope.stats.server_spec import methods_of, run_k, served_model
 from specscope.stats.summary import CellSummary
 
-__all__ = ["SCHEMA_VERSION", "SCHEMA_SOURCE", "Profile", "run_profiles"]
+__all__ = ["SCHEMA_VERSION", "SCHEMA_SOURCE", "Profile", "is_folder_target", "run_profiles"]
 
 SCHEMA_VERSION = "1.0"
 SCHEMA_SOURCE = (
@@ -194,16 +195,29 @@ def _partial(ok: Sequence[CellSummary], label: str, view: AcceptanceView | None)
     return [f"{label}: {len(has)} of {len(ok)} ok cells carry per-position counts ({rounds} none)"]
 
 
-def run_profiles(data: RunData) -> list[Profile]:
-    """Every profile of the run (module docstring), in config, workload, level, phase order.
+def _idle(label: str, ok: Sequence[CellSummary]) -> str:
+    """Why a speculative config's group has no profile: its server reported 0 drafts (:func:`cell_drafts`) in some
+    ok cells and no draft count in the others, or no draft count at all (absent is unknown, never 0)."""
+    zero = sum(1 for c in ok if cell_drafts(c) == 0)
+    if zero:
+        return f"{label}: no profile: its server reported 0 drafts in {zero} of {len(ok)} ok cells (it did not draft)"
+    return f"{label}: no profile: none of its {len(ok)} ok cells carries a draft count"
+
+
+def run_profiles(data: RunData) -> tuple[list[Profile], list[str]]:
+    """Every profile of the run (module docstring), in config, workload, level, phase order, and a note for each
+    group of a speculative config (:func:`specscope.stats.judgement.speculative_configs`) left without a profile
+    because its ok cells hold no draft (its server reported 0 drafts, or no draft count: nothing to profile).
 
     Raises:
         ConfigError: no config of the run has per-position acceptance (nothing to profile).
     """
     rc = run_cells_of(data)
     methods = methods_of(data.server_facts)
+    speculative = speculative_configs(methods, rc.cells)
     out: list[Profile] = []
     partial: list[str] = []
+    idle: list[str] = []
     for config in rc.configs:
         if is_control(config):
             continue
@@ -213,7 +227,10 @@ def run_profiles(data: RunData) -> list[Profile]:
                 ok = [c for c in cells if usable(c)]
                 views = {"all": (pooled_acceptance(ok).get((config, workload)), _pooled_positions(ok))}
                 views.update(_phase_views(ok))
-                partial.extend(_partial(ok, f"{config} / {workload} / {rc.axis.label(level)}", views["all"][0]))
+                label = f"{config} / {workload} / {rc.axis.label(level)}"
+                partial.extend(_partial(ok, label, views["all"][0]))
+                if ok and views["all"][0] is None and config in speculative:
+                    idle.append(_idle(label, ok))
                 for phase, (view, pos) in views.items():
                     if view is None or not view.unconditional:
                         continue
@@ -223,13 +240,13 @@ def run_profiles(data: RunData) -> list[Profile]:
     if not out:
         raise ConfigError(
             f"the run {data.path or data.name} has no per-position acceptance to profile",
-            found="; ".join(partial)
-            if partial
+            found="; ".join(partial + idle)
+            if partial or idle
             else "no ok cell of a speculative config with per-position acceptance counters",
             expected="a run whose server counted accepted tokens per draft position (vLLM /metrics, llama.cpp)",
             fix="profile a run of a speculative config on an engine that reports per-position acceptance",
         )
-    return out
+    return out, idle
 
 
 def _described(name: str | None) -> dict[str, str] | None:
@@ -292,14 +309,35 @@ def _profile(
     return Profile(config, workload, level, phase, body, beside)
 
 
+def is_folder_target(target: Path) -> bool:
+    """``-o`` names a folder: an existing one, or a new name without a suffix (``-o profiles``)."""
+    return target.is_dir() or not (target.suffix or target.exists() or target.is_symlink())
+
+
 def profile_paths(target: Path, profiles: Sequence[Profile]) -> list[Path]:
-    """Where each profile is written: ``target`` itself for a single profile, else ``STEM-CONFIG-WORKLOAD-LEVEL-PHASE``
-    beside it with its suffix; the sidecar is ``STEM.specscope.json``."""
+    """Where each profile is written: the schema holds one profile per file, so ``-o FOLDER`` holds one
+    ``CONFIG-WORKLOAD-LEVEL-PHASE.json`` per profile, and ``-o FILE`` is the one profile's file.
+
+    Raises:
+        ConfigError: ``target`` is a file and the run has several profiles (no file holds them all).
+    """
+    if is_folder_target(target):
+        return [target / f"{p.suffix()}.json" for p in profiles]
     if len(profiles) == 1:
         return [target]
-    return [target.with_name(f"{target.stem}-{p.suffix()}{target.suffix or '.json'}") for p in profiles]
+    keys = ", ".join(f"{p.config} / {p.workload} / {p.beside['load']} / {p.phase}" for p in profiles)
+    raise ConfigError(
+        f"the run has {len(profiles)} profiles and a speculation_profile.json holds one",
+        found=f"-o {target}: {keys}",
+        expected="-o FILE.json for a run of one profile, -o FOLDER for several (one CONFIG-WORKLOAD-LEVEL-PHASE.json"
+        " each)",
+        fix=f"pass -o {target.with_suffix('')}",
+    )
 
 
 def sidecar_path(target: Path) -> Path:
-    """The file beside the profiles holding what the schema has no field for."""
+    """The file beside the profiles holding what the schema has no field for: ``FOLDER/specscope.json``, or
+    ``STEM.specscope.json`` beside ``-o FILE``."""
+    if is_folder_target(target):
+        return target / "specscope.json"
     return target.with_name(f"{target.stem}.specscope.json")

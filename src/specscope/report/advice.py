@@ -42,7 +42,7 @@ from specscope.stats.crossovers import Crossover, Placement, place_acceptance
 from specscope.stats.groups import LevelAxis, level_axis, workloads_of
 from specscope.stats.judgement import Judgement, judge
 from specscope.stats.mix import equal_mix, require_workloads
-from specscope.stats.server_spec import methods_of, spec_k
+from specscope.stats.server_spec import log_pools_of, methods_of, spec_k
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import DEFAULT_MIN_EFFECT, verdict_text
 
@@ -185,7 +185,8 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
     facts = server_facts or RunFacts()
     t = replace(t, mix=shares, levels=levels)
     # every cell, sentinels included: they are what confirms a drift (one judgement of the run, as report's)
-    j = judge(cells, baseline, min_effect=min_effect, methods=methods_of(facts) or None, traffic=t)
+    methods, pools = methods_of(facts) or None, log_pools_of(facts)
+    j = judge(cells, baseline, min_effect=min_effect, methods=methods, traffic=t, log_pools=pools)
     if j.choices is None:
         raise ConfigError(
             f"the run has no config to compare with its baseline {baseline!r}",

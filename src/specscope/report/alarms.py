@@ -9,10 +9,10 @@ Every alarm is decided once, in the judgement (:mod:`specscope.stats.alarms`, it
   load check;
 * ``NOT_ENGAGED``: the method, the workload, the levels and what would make it draft (:data:`WOULD_DRAFT`);
 * ``DRIFT``: rendered with the run's drift note (:func:`specscope.report.verdicts.drift_notes`);
-* a stored server log's pools (``log_pools`` of the server facts, ``bench --server-log``: each pool judged once by
-  :mod:`specscope.launch.logpool` with the same low-acceptance rule and ``counters``' consistency rules): its
-  ``LOW_ACCEPTANCE`` alarm and its ``INCONSISTENT`` counts, per config (:func:`log_pool_alarms`), so ``report`` says
-  and exits on what ``serve --parse-log`` says of the same file.
+* ``LOW_ACCEPTANCE`` / ``INCONSISTENT``: a stored server log's pool (``log_pools`` of the server facts, ``bench
+  --server-log``: each pool judged once by :mod:`specscope.launch.logpool` with the same low-acceptance rule and
+  ``counters``' consistency rules, carried into the judgement by :func:`specscope.stats.alarms.log_pool_alarms`),
+  so ``report`` and ``advise`` say and exit on what ``serve --parse-log`` says of the same file.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from specscope.facts import LogPoolFacts, RunFacts, ServerFacts
+from specscope.facts import RunFacts, ServerFacts
 from specscope.report import units
 from specscope.report.document import Alarm
 from specscope.report.verdicts import drift_notes
@@ -31,10 +31,13 @@ from specscope.stats.groups import LevelAxis
 from specscope.stats.judgement import Judgement
 from specscope.stats.low_acceptance import NEAR_ZERO
 from specscope.stats.noise import DriftCheck
-from specscope.stats.server_spec import methods_of
+from specscope.stats.server_spec import log_pools_of, methods_of
 from specscope.stats.summary import CellSummary
 
-__all__ = ["WOULD_DRAFT", "judgement_alarms", "log_pool_alarms", "render_alarm"]
+__all__ = ["WOULD_DRAFT", "judgement_alarms", "render_alarm"]
+
+#: the judged alarms of a stored server log's pools (:func:`specscope.stats.alarms.log_pool_alarms`).
+LOG_CODES = frozenset({"LOW_ACCEPTANCE", "INCONSISTENT"})
 
 CAUSE = "an uninitialised or mis-quantized draft head (its weights missing from the checkpoint, or excluded wrongly)"
 WEIGHTS_TRACK = """vLLM: --model-loader-extra-config '{"enable_weights_track": true}' turns a draft weight left """ + (
@@ -124,42 +127,39 @@ def render_alarm(a: JudgedAlarm, facts: RunFacts | None = None, axis: LevelAxis 
         return _acceptance_alarm(a, facts.of(a.config))
     if a.code == "NOT_ENGAGED":
         return _not_engaged_alarm(a, axis or LevelAxis())
+    if a.code in LOG_CODES:
+        return _log_alarm(a, facts.of(a.config))
     return None
 
 
-def _pool_where(pool: LogPoolFacts) -> str:
-    """``server log (ENGINE: FORMS)``: the engine and the line forms a stored pool was read from."""
-    forms = ", ".join(pool.forms)
-    return f"server log ({pool.engine}: {forms})" if forms else f"server log ({pool.engine})"
-
-
-def log_pool_alarms(facts: RunFacts) -> list[Alarm]:
-    """Each config's stored server-log pools (``log_pools``) in words, in config then pool order: the pool's
-    ``LOW_ACCEPTANCE`` alarm (as pooled, rank named where one engine's is the alarm) and its counts that contradict
-    each other (one ``INCONSISTENT`` alarm per pool, every violated check named by its line)."""
-    out = []
-    for config, f in facts.items():
-        for pool in f.log_pools:
-            where = _pool_where(pool)
-            if pool.alarm:
-                fixes = (_audit_fix(config, f), WEIGHTS_TRACK)
-                out.append(Alarm("LOW_ACCEPTANCE", config, None, f"{where}: {pool.alarm}", CAUSE, fixes))
-            if pool.inconsistencies:
-                found = f"{where} prints counts that contradict each other: {'; '.join(pool.inconsistencies)}"
-                cause = "counts that contradict each other are no measurement: a log of several servers, or lines cut"
-                out.append(Alarm("INCONSISTENT", config, None, found, cause, (INCONSISTENT_LOG_FIX,)))
-    return out
+def _log_alarm(a: JudgedAlarm, facts: ServerFacts) -> Alarm:
+    """A stored server log's pool alarm (``LOW_ACCEPTANCE``) or its counts that contradict each other
+    (``INCONSISTENT``), in words."""
+    where = a.source or "server log"
+    if a.code == "LOW_ACCEPTANCE":
+        return Alarm(
+            a.code,
+            a.config,
+            None,
+            f"{where}: {'; '.join(a.details)}",
+            CAUSE,
+            (_audit_fix(a.config, facts), WEIGHTS_TRACK),
+        )
+    found = f"{where} prints counts that contradict each other: {'; '.join(a.details)}"
+    cause = "counts that contradict each other are no measurement: a log of several servers, or lines cut"
+    return Alarm(a.code, a.config, None, found, cause, (INCONSISTENT_LOG_FIX,))
 
 
 def judgement_alarms(
     j: Judgement | None, facts: RunFacts | None = None, cells: Sequence[CellSummary] = ()
 ) -> list[Alarm]:
-    """Every alarm of a judged run in words, in the judgement's order (``report`` and ``advise`` print these). A run
-    with no judgement (no baseline and another config) still has its acceptance alarms, judged from ``cells``. Each
-    stored server log's alarms (:func:`log_pool_alarms`) come last, with or without a judgement."""
+    """Every alarm of a judged run in words, in the judgement's order (``report`` and ``advise`` print these), the
+    drift alarm with the run's drift note. A run with no judgement (no baseline and another config) still has its
+    acceptance alarms and its stored server logs' (judged from ``cells`` and ``facts`` by the same rule)."""
     facts = facts or RunFacts()
     if j is None:
-        found = find_alarms(cells, (), DriftCheck(), methods_of(facts), "")
-        return [x for a in found if (x := render_alarm(a, facts)) is not None] + log_pool_alarms(facts)
-    out = [x for a in j.alarms if (x := render_alarm(a, facts, j.axis)) is not None]
-    return out + drift_notes(j)[1] + log_pool_alarms(facts)
+        found = find_alarms(cells, (), DriftCheck(), methods_of(facts), "", log_pools_of(facts))
+        return [x for a in found if (x := render_alarm(a, facts)) is not None]
+    own = [x for a in j.alarms if a.code not in LOG_CODES and (x := render_alarm(a, facts, j.axis)) is not None]
+    logs = [x for a in j.alarms if a.code in LOG_CODES and (x := render_alarm(a, facts, j.axis)) is not None]
+    return own + drift_notes(j)[1] + logs

@@ -43,7 +43,7 @@ from specscope.stats.goodput import RateCell, rate_cells
 from specscope.stats.groups import workloads_of
 from specscope.stats.judgement import Judgement
 from specscope.stats.mix import require_workloads
-from specscope.stats.server_spec import methods_of, served_model
+from specscope.stats.server_spec import log_pools_of, methods_of, served_model
 from specscope.stats.summary import CellSummary
 from specscope.stats.trace import TraceReplay, trace_replays
 from specscope.stats.turns import TurnRow, conversation_counts, turn_rows
@@ -133,6 +133,7 @@ def run_cells_of(data: RunData, baseline: str = "base", judging: Judging | None 
         min_effect=min_effect_of(data.options, judging.min_effect),
         methods=methods_of(data.server_facts) or None,
         traffic=judging.traffic,
+        log_pools=log_pools_of(data.server_facts),
     )
 
 

@@ -19,7 +19,7 @@ from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.stats.server_spec import served_model, spec_k, spec_method
 
-__all__ = ["server_tables", "facts_table", "spec_method", "spec_k"]
+__all__ = ["server_tables", "commands_table", "facts_table", "spec_method", "spec_k"]
 
 
 def _rel(value: float | None, ref: float | None) -> float | None:
@@ -123,7 +123,8 @@ def _model_name(f: ServerFacts) -> str:
 
 
 def facts_table(facts: RunFacts) -> Table | None:
-    """One row per config: server kind, model, speculative method and k, URL, command line."""
+    """One row per config: server kind, model, speculative method and k, URL (the command lines: :func:`commands_table`,
+    a table of their own so that a long command wraps at the page's width, not in the last of seven columns)."""
     if not facts:
         return None
     rows = []
@@ -136,7 +137,6 @@ def facts_table(facts: RunFacts) -> Table | None:
                 text_cell(spec_method(c, f) or units.DASH),
                 units.count(spec_k(c, f)),
                 text_cell(str(f.base_url or units.DASH)),
-                text_cell(f.command_line or units.DASH),
             ]
         )
     return Table(
@@ -149,10 +149,23 @@ def facts_table(facts: RunFacts) -> Table | None:
             Column("speculative method"),
             Column("k", "tokens"),
             Column("URL"),
-            Column("command line"),
         ],
         rows,
         "What each server said about itself when it started; the full record is in the JSON report.",
+    )
+
+
+def commands_table(facts: RunFacts) -> Table | None:
+    """One row per config whose server's command line is known: the config and its command line."""
+    rows = [[text_cell(c), text_cell(f.command_line)] for c, f in facts.items() if f.command_line]
+    if not rows:
+        return None
+    return Table(
+        "server_commands",
+        "Server command lines",
+        [Column("config"), Column("command line")],
+        rows,
+        "The command each server was started with, as the run stored it.",
     )
 
 
@@ -163,11 +176,12 @@ def _seen(config: str, stable: Mapping[str, int] | None) -> str:
 
 def server_tables(facts: RunFacts, baseline: str = "base", stable: Mapping[str, int] | None = None) -> list[Table]:
     """KV table (configs with a parsed vLLM log), failure signatures (``stable``: config -> the highest level with
-    every cell measured, named in the fix), draft models, then the facts table."""
+    every cell measured, named in the fix), draft models, the facts table, then the command lines."""
     tables = [
         kv_table(facts, baseline) if _logs(facts) else None,
         _failures_table(facts, stable),
         _drafts_table(facts),
         facts_table(facts),
+        commands_table(facts),
     ]
     return [t for t in tables if t is not None]

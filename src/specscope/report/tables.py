@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from specscope.facts import LogPoolFacts
 from specscope.report import units
 from specscope.report.cell_marks import achieved_cell, beside_mean, server_cell
 from specscope.report.document import Cell, Column, Table, text_cell
@@ -42,7 +43,8 @@ BASELINE = "base"
 @dataclass(frozen=True)
 class RunCells:
     """A run's cells indexed once: names in first-seen order, levels ascending, ok cells by group; and how the run
-    is judged (``min_effect``, the configs' speculative ``methods``, the ``traffic`` of the picks)."""
+    is judged (``min_effect``, the configs' speculative ``methods``, the ``traffic`` of the picks, the configs' stored
+    server-log pools ``log_pools``, whose alarms the judgement carries)."""
 
     cells: tuple[CellSummary, ...]
     baseline: str
@@ -53,6 +55,7 @@ class RunCells:
     min_effect: float = DEFAULT_MIN_EFFECT
     methods: tuple[tuple[str, str | None], ...] = ()
     traffic: Traffic | None = None
+    log_pools: tuple[tuple[str, tuple[LogPoolFacts, ...]], ...] = ()
 
     @classmethod
     def of(
@@ -63,6 +66,7 @@ class RunCells:
         min_effect: float = DEFAULT_MIN_EFFECT,
         methods: Mapping[str, str | None] | None = None,
         traffic: Traffic | None = None,
+        log_pools: Mapping[str, tuple[LogPoolFacts, ...]] | None = None,
     ) -> RunCells:
         return cls(
             tuple(cells),
@@ -74,6 +78,7 @@ class RunCells:
             min_effect,
             tuple((methods or {}).items()),
             traffic,
+            tuple((log_pools or {}).items()),
         )
 
     def ok(self, config: str, workload: str, level: int) -> list[CellSummary]:
@@ -113,7 +118,14 @@ class RunCells:
         if not self.has_baseline or len(self.configs) < 2:
             return None
         methods = dict(self.methods) if self.methods else None
-        return judge(list(self.cells), self.baseline, min_effect=self.min_effect, methods=methods, traffic=self.traffic)
+        return judge(
+            list(self.cells),
+            self.baseline,
+            min_effect=self.min_effect,
+            methods=methods,
+            traffic=self.traffic,
+            log_pools=dict(self.log_pools),
+        )
 
     @property
     def comparisons(self) -> tuple[Comparison, ...]:

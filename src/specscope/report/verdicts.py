@@ -8,6 +8,7 @@ Nothing here decides a verdict or reads one back out of a sentence. Units: the s
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from specscope.config import RunOptions
@@ -82,19 +83,33 @@ def _figures(j: Judgement) -> str:
 GROUP_ABOVE = 4
 
 
+#: Reason codes a short line already says in its own figures: ``(1 round)`` for too few rounds, the interval for
+#: one that includes 1.00x.
+_SAID = {"TOO_FEW_ROUNDS", "INTERVAL_INCLUDES_ONE"}
+
+
+def _codes(c: Comparison, shown: set[str]) -> list[str]:
+    """The comparison's reason codes (its judgement's, in order) that its short line does not already say."""
+    return [code for code in dict.fromkeys(r.code for r in c.reasons) if code not in shown]
+
+
 def _short(c: Comparison, axis: LevelAxis) -> str:
-    """``prose N=1 1.02x [0.97x, 1.08x]`` (``(1 round)`` in place of an interval that does not exist)."""
+    """``prose N=1 1.02x [0.97x, 1.08x] (AA_FLOOR)`` (``(1 round; ...)`` in place of an interval that does not
+    exist), with the comparison's reason codes the figures do not say (the comparisons table has their sentences)."""
     at = f"{c.workload} {axis.label(c.level)}"
     if c.speedup is None:
-        return f"{at} {units.DASH}"
+        codes = _codes(c, set())
+        return f"{at} {units.DASH}" + (f" ({', '.join(codes)})" if codes else "")
+    codes = _codes(c, _SAID)
     if c.low is None or c.high is None:
-        return f"{at} {c.speedup:.2f}x ({c.rounds} round{'s' if c.rounds != 1 else ''})"
-    why = " (A/A floor)" if c.has("AA_FLOOR") else " (drift)" if c.has("DRIFT") else ""
-    return f"{at} {c.speedup:.2f}x [{c.low:.2f}x, {c.high:.2f}x]{why}"
+        rounds = f"{c.rounds} round{'s' if c.rounds != 1 else ''}"
+        return f"{at} {c.speedup:.2f}x ({rounds}{'; ' + ', '.join(codes) if codes else ''})"
+    return f"{at} {c.speedup:.2f}x [{c.low:.2f}x, {c.high:.2f}x]" + (f" ({', '.join(codes)})" if codes else "")
 
 
 def _grouped(verdict: str, config: str, rows: list[Comparison], axis: LevelAxis) -> str:
-    """One headline line for a config's comparisons with one verdict: each one, or their places and range if many."""
+    """One headline line for a config's comparisons with one verdict: each one, or their places, range and reason
+    codes (how many of the comparisons carry each) if many."""
     if len(rows) <= GROUP_ABOVE:
         return f"{verdict_text(verdict)}: {config} " + "; ".join(_short(c, axis) for c in rows)
     places: dict[str, list[int]] = {}
@@ -103,7 +118,9 @@ def _grouped(verdict: str, config: str, rows: list[Comparison], axis: LevelAxis)
     where = "; ".join(f"{w} {axis.labels(ns)}" for w, ns in places.items())
     xs = [c.speedup for c in rows if c.speedup is not None]
     spread = f", {min(xs):.2f}x to {max(xs):.2f}x" if xs else ""
-    return f"{verdict_text(verdict)}: {config} on {len(rows)} comparisons ({where}){spread}"
+    codes = Counter(code for c in rows for code in _codes(c, set()))
+    why = f" ({', '.join(f'{code} {n}' for code, n in codes.most_common())})" if codes else ""
+    return f"{verdict_text(verdict)}: {config} on {len(rows)} comparisons ({where}){spread}{why}"
 
 
 def verdict_lines(j: Judgement) -> list[str]:

@@ -14,6 +14,10 @@ the fixes. Codes:
   with its levels.
 * ``DRIFT``: a drift the A/A or sentinel cells confirm left at least one comparison ``undetermined`` (reason
   ``DRIFT``); its figure is the baseline's drift (signed fraction) and it names the comparisons.
+* ``LOW_ACCEPTANCE`` / ``INCONSISTENT``: a config's stored server-log pool (``log_pools`` of its server facts,
+  ``bench --server-log``), judged once when the log was pooled (:mod:`specscope.launch.logpool`, the same
+  low-acceptance rule and ``counters``' consistency rules): its alarm, and its counts that contradict each other;
+  ``source`` names the log's engine and line forms, ``details`` the pool's own sentences.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from specscope.facts import LogPoolFacts
 from specscope.stats.acceptance import pooled_acceptance
 from specscope.stats.low_acceptance import FAR_BELOW, MIN_DRAFTS, is_low_acceptance, learned_head
 from specscope.stats.noise import DriftCheck
@@ -29,7 +34,15 @@ from specscope.stats.server_spec import method_from_name
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import Comparison
 
-__all__ = ["ALARM_CODES", "PROBLEM_CODES", "JudgedAlarm", "acceptance_method", "find_alarms", "found_problem"]
+__all__ = [
+    "ALARM_CODES",
+    "PROBLEM_CODES",
+    "JudgedAlarm",
+    "acceptance_method",
+    "find_alarms",
+    "found_problem",
+    "log_pool_alarms",
+]
 
 #: code -> what its figure is.
 ALARM_CODES: dict[str, str] = {
@@ -37,6 +50,8 @@ ALARM_CODES: dict[str, str] = {
     "ACCEPTANCE_FAR_BELOW": "the pooled acceptance rate (fraction, bonus token excluded)",
     "NOT_ENGAGED": "comparisons with 0 drafts in every cell (count)",
     "DRIFT": "the baseline's drift between the early and late half of the run (signed fraction)",
+    "LOW_ACCEPTANCE": "none (the stored server-log pool's alarm sentence is in details)",
+    "INCONSISTENT": "none (the stored server-log pool's contradicting counts, one sentence each, are in details)",
 }
 
 #: the alarms that mean "the command ran and found a problem" (exit 1) on every screen: a draft that drafts and is
@@ -44,7 +59,7 @@ ALARM_CODES: dict[str, str] = {
 #: ``bench``), two scrapes (``counters``: ``ACCEPTING_NOTHING``, ``LOW_ACCEPTANCE``) or a server log (``serve
 #: --parse-log``, and a run's stored log: ``LOW_ACCEPTANCE``); and a server log's counts that contradict each other
 #: (``INCONSISTENT``: ``serve --parse-log`` and ``counters`` exit 1 on them, so ``report`` of a run that stored
-#: the log does too, :func:`specscope.report.alarms.log_pool_alarms`). ``NOT_ENGAGED`` (nothing drafted: an n-gram
+#: the log does too, :func:`log_pool_alarms`). ``NOT_ENGAGED`` (nothing drafted: an n-gram
 #: drafter on prose is expected to be) and ``DRIFT`` (a finding about the measurement) are printed and keep exit 0.
 PROBLEM_CODES = frozenset(
     {"ACCEPTANCE_NEAR_ZERO", "ACCEPTANCE_FAR_BELOW", "ACCEPTING_NOTHING", "LOW_ACCEPTANCE", "INCONSISTENT"}
@@ -74,6 +89,8 @@ class JudgedAlarm:
     reference_rate: float | None = None
     levels: tuple[int, ...] = ()
     where: tuple[tuple[str, str, int], ...] = ()
+    source: str | None = None
+    details: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -87,6 +104,8 @@ class JudgedAlarm:
             "reference_rate": self.reference_rate,
             "levels": list(self.levels),
             "where": [list(w) for w in self.where],
+            "source": self.source,
+            "details": list(self.details),
         }
 
 
@@ -125,15 +144,39 @@ def _acceptance(cells: Sequence[CellSummary], methods: Mapping[str, str | None])
     return out
 
 
+def _pool_source(pool: LogPoolFacts) -> str:
+    """``server log (ENGINE: FORMS)``: the engine and the line forms a stored pool was read from."""
+    forms = ", ".join(pool.forms)
+    return f"server log ({pool.engine}: {forms})" if forms else f"server log ({pool.engine})"
+
+
+def log_pool_alarms(log_pools: Mapping[str, Sequence[LogPoolFacts]]) -> list[JudgedAlarm]:
+    """Each config's stored server-log pools (config -> pools, :func:`specscope.stats.server_spec.log_pools_of`), in
+    config then pool order: the pool's ``LOW_ACCEPTANCE`` alarm and its counts that contradict each other (one
+    ``INCONSISTENT`` alarm per pool, every violated check in ``details``)."""
+    out = []
+    for config, pools in log_pools.items():
+        for pool in pools:
+            source = _pool_source(pool)
+            if pool.alarm:
+                out.append(JudgedAlarm("LOW_ACCEPTANCE", config, None, None, source=source, details=(pool.alarm,)))
+            if pool.inconsistencies:
+                out.append(
+                    JudgedAlarm("INCONSISTENT", config, None, None, source=source, details=tuple(pool.inconsistencies))
+                )
+    return out
+
+
 def find_alarms(
     cells: Sequence[CellSummary],
     comparisons: Sequence[Comparison],
     drift: DriftCheck,
     methods: Mapping[str, str | None],
     baseline: str,
+    log_pools: Mapping[str, Sequence[LogPoolFacts]] | None = None,
 ) -> tuple[JudgedAlarm, ...]:
     """Every alarm of a judged run (module docstring), acceptance first (config x workload order), then not engaged,
-    then drift."""
+    then drift, then each stored server log's (``log_pools``: config -> its pools)."""
     out = _acceptance(cells, methods)
     idle: dict[tuple[str, str], list[int]] = {}
     for c in comparisons:
@@ -146,4 +189,4 @@ def find_alarms(
     big = drift.largest
     if blocked and big is not None:
         out.append(JudgedAlarm("DRIFT", baseline, None, big.drift, where=blocked))
-    return tuple(out)
+    return (*out, *log_pool_alarms(log_pools or {}))

@@ -189,7 +189,19 @@ def short_series_names(names: set[str]) -> dict[str, str]:
     """Each series set's name in a delta: the labels of its selector name that tell the sets of both scrapes apart
     (a label with one value on every set, ``job`` or ``model_name`` of one target, is dropped); a set told apart by
     ``engine`` alone, or the one set of a server that labels ``engine`` and ``model_name`` alone, is named by its
-    engine (``"5"``). Other names (an engine index, a replica) are kept."""
+    engine (``"5"``). A replica's set (``REPLICA/{selector}``, :func:`specscope.bench.counters_source.combine_replicas`)
+    is named so among its replica's sets (``h:1/0``, as one server's ``0``). Other names (an engine index, a replica)
+    are kept."""
+    replicas: dict[str, set[str]] = {}
+    for n in names:
+        cut = n.find("/{")
+        if cut > 0 and series_labels(n[cut + 1 :]) is not None:
+            replicas.setdefault(n[:cut], set()).add(n[cut + 1 :])
+    if replicas:
+        named = {n: n for n in names}
+        for replica, selectors in replicas.items():
+            named |= {f"{replica}/{sel}": f"{replica}/{s}" for sel, s in short_series_names(selectors).items()}
+        return named if len(set(named.values())) == len(named) else {n: n for n in names}
     labels = {n: ls for n in names if (ls := series_labels(n)) is not None}
     keys = {k for ls in labels.values() for k in ls}
     # a target label (instance, job) one set lacks is no difference: that set's scrape was the server's own

@@ -91,10 +91,15 @@ def _statement(window: SpecWindow, pool_kind: str, cause: str | None, clocks_sai
 
 
 def counters_doc(
-    before: SpecCounters, after: SpecCounters, start_s: tuple[float | None, float | None] = (None, None)
+    before: SpecCounters,
+    after: SpecCounters,
+    start_s: tuple[float | None, float | None] = (None, None),
+    *,
+    drained: bool = False,
 ) -> dict[str, Any]:
     """The deltas, acceptance and checks of two snapshots (see the module doc for the keys); ``start_s``: the
-    process start times of the two scrapes (Unix s, None when absent), evidence of a restart."""
+    process start times of the two scrapes (Unix s, None when absent), evidence of a restart; ``drained``: the two
+    are drained JSON slices (``inside`` in that format's terms)."""
     delta = counters_delta(before, after)
     reasons = series_reasons(delta)
     pool = pool_window(delta)
@@ -122,7 +127,7 @@ def counters_doc(
         "warnings": [w for w in window.warnings if w not in reasons],
         "alarms": [a for m in models.values() for a in m["alarms"]] if models else _alarms(window, list(pool.engines)),
         "models": models,
-        "inside": unlabelled_traffic(window.engine_kind, (*before.caveats, *after.caveats)),
+        "inside": unlabelled_traffic(window.engine_kind, (*before.caveats, *after.caveats), drained),
         "window": pool.window,
         "pooled_engines": list(pool.engines),
         "acceptance_rate": d.acceptance_rate if measured else None,

@@ -82,10 +82,11 @@ def model_figures(delta: SpecCounters) -> dict[str, dict[str, Any]]:
     return out
 
 
-def unlabelled_traffic(engine_kind: str | None, caveats: Sequence[str] = ()) -> str | None:
-    """What an engine counts inside one series set without labelling it apart (its adapter's ``UNLABELLED_TRAFFIC``),
-    or None (no adapter, or it says nothing). An adapter whose ``UNLABELLED_TRAFFIC_SIGN`` names the caveat that shows
-    such traffic (``LORA_ADAPTERS``: a LoRA gauge in the scrape) says it only when ``caveats`` (the
+def unlabelled_traffic(engine_kind: str | None, caveats: Sequence[str] = (), drained: bool = False) -> str | None:
+    """What an engine counts inside one series set without labelling it apart (its adapter's ``UNLABELLED_TRAFFIC``;
+    for a pair of drained JSON bodies, ``drained``, its ``DRAINED_UNLABELLED_TRAFFIC`` where it has one: that format
+    has no labels), or None (no adapter, or it says nothing). An adapter whose ``UNLABELLED_TRAFFIC_SIGN`` names the
+    caveat that shows such traffic (``LORA_ADAPTERS``: a LoRA gauge in the scrape) says it only when ``caveats`` (the
     scrapes') hold that caveat: no sign of LoRA adapters, no word about them."""
     from specscope.adapters.names import adapter_metrics
 
@@ -93,4 +94,5 @@ def unlabelled_traffic(engine_kind: str | None, caveats: Sequence[str] = ()) -> 
     sign = getattr(module, "UNLABELLED_TRAFFIC_SIGN", None)
     if sign is not None and not any(c.startswith(f"{sign}(") for c in caveats):
         return None
-    return getattr(module, "UNLABELLED_TRAFFIC", None)
+    own = getattr(module, "DRAINED_UNLABELLED_TRAFFIC", None) if drained else None
+    return own or getattr(module, "UNLABELLED_TRAFFIC", None)

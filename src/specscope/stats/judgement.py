@@ -30,6 +30,7 @@ from typing import Any
 
 from specscope.config import AA_SUFFIX, SENTINEL_SUFFIX, is_control
 from specscope.errors import require_one_of
+from specscope.facts import LogPoolFacts
 from specscope.stats.acceptance import cell_drafts
 from specscope.stats.alarms import JudgedAlarm, find_alarms
 from specscope.stats.best_k import best_k
@@ -261,6 +262,7 @@ def judge(
     traffic: Traffic | None = None,
     metric: str | None = None,
     picks: bool = True,
+    log_pools: Mapping[str, Sequence[LogPoolFacts]] | None = None,
 ) -> Judgement:
     """Judge a run's cells against ``baseline`` (module docstring).
 
@@ -273,6 +275,8 @@ def judge(
             every measured level when None or unset).
         metric: the figure to compare (:data:`specscope.stats.groups.METRICS`); None: each group's speed figure
             (:func:`specscope.stats.groups.speed_metric`).
+        log_pools: config -> its stored server-log pools (:func:`specscope.stats.server_spec.log_pools_of`), whose
+            alarms are the judgement's too (:func:`specscope.stats.alarms.log_pool_alarms`).
 
     Raises:
         ConfigError: ``baseline`` is not one of the run's configs.
@@ -341,7 +345,7 @@ def judge(
         candidates = [c for c in configs if c != baseline and not is_control(c)]
         choices = choose(run, comparisons, candidates, aa_name, t, axis.label)
     floor = _placed(aa_floor(aa, None), axis)
-    alarms = find_alarms(measured, comparisons, drift, methods or {}, baseline)
+    alarms = find_alarms(measured, comparisons, drift, methods or {}, baseline, log_pools)
     ks = tuple(sorted(best_k(comparisons).items()))
     return Judgement(
         baseline,

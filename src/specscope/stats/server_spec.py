@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from specscope.adapters.facts import ServerSpec, server_spec
-from specscope.facts import RunFacts, ServerFacts
+from specscope.facts import LogPoolFacts, RunFacts, ServerFacts
 
 __all__ = [
     "NO_SPECULATION",
@@ -108,6 +108,11 @@ def methods_of(facts: RunFacts) -> dict[str, str | None]:
         if _spec(f).stated:
             out[c] = speculative_method(c, f)
     return out
+
+
+def log_pools_of(facts: RunFacts) -> dict[str, tuple[LogPoolFacts, ...]]:
+    """config -> its stored server-log pools (``log_pools``, ``bench --server-log``), for every config that has any."""
+    return {c: f.log_pools for c, f in facts.items() if f.log_pools}
 
 
 def draft_passes_per_step(facts: ServerFacts) -> float:

@@ -288,5 +288,8 @@ def read_json_metrics(body: Any) -> DrainedSlice | None:
 ENABLE_METRICS = "enable_iter_perf_stats (JSON /metrics), return_perf_metrics (/perf_metrics, /prometheus/metrics)"
 #: the JSON bodies :func:`read_json_metrics` reads, for an error's "expected"
 JSON_SHAPES = "trtllm-serve's JSON /metrics (a list of iteration stats) or /perf_metrics (a list of requests)"
-#: what the engine counts inside one series set without labelling it apart (``counters`` says so)
+#: what the engine counts inside one series set without labelling it apart (``counters`` says so): the collector's
+#: Prometheus series carry one model_name label per server
 UNLABELLED_TRAFFIC = "every request of the server: one model_name label per server"
+#: the same for a pair of drained JSON bodies (:func:`read_json_metrics`), whose items carry no labels at all
+DRAINED_UNLABELLED_TRAFFIC = "every request of the server: trtllm-serve's JSON bodies carry no labels"
