@@ -69,3 +69,27 @@ def test_multi_turn_generator_config_refused_by_name() -> None:
         load_prompt_file("a", path)
     assert err.value.message.startswith(f"{path}: a vLLM multi-turn synthetic conversation config"), err.value.message
     assert "--context-tokens" in (err.value.fix or "")
+
+
+def test_longbench_context_column_not_sent_is_named(tmp_path, capsys, monkeypatch) -> None:
+    """A THUDM/LongBench (v1) row (``input``, ``context``, ``answers``, ...: the README's data format) is a GuideLLM
+    row: its mapper sends the first text column in the row's order (mappers.py @0016f762 ``datasets_mappings``), the
+    question in ``input``, and so does specscope. The long document in ``context`` was dropped with no word (the
+    warning named ``answers``, ``length``, ... but not it): a long-context file sent as short questions. It is named."""
+    from clirun import cli
+
+    path = HERE / "longbench_v1.jsonl"
+    (p,) = load_prompt_file("a", path)
+    assert p.messages == [
+        {"role": "user", "content": "Which case was decided first, the river case or the harbour case?"}
+    ]
+    assert p.meta["unsent_text_columns"] == ("context",)
+    argv = ["bench", "--server", "mtp=http://127.0.0.1:9", "--workload", f"lb={path}", "--max-tokens", "16",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert (
+        "warning: rows: lb: 1 row carries text columns besides the one sent (context) that are not sent: GuideLLM's "
+        "column mapper sends a row's first text column only, in the file's column order, and so does specscope; "
+        "to send them, join them into that column"
+    ) in out + err

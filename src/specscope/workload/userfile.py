@@ -122,6 +122,7 @@ from specscope.workload.userfile_fields import (
     unknown_guidellm_columns,
     unread_length_fields,
     unsent_fields,
+    unsent_text_columns,
     unused_guidellm_columns,
 )
 from specscope.workload.userfile_sessions import (
@@ -404,6 +405,8 @@ def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[...,
                 # too: its base model lets unknown fields through unused): bench names them
                 if guidellm & {*layouts} and (unused := unused_guidellm_columns(rec)):
                     prompt.meta["unused_columns"] = unused
+                if guidellm & {*layouts} and (unsent := unsent_text_columns(rec)):
+                    prompt.meta["unsent_text_columns"] = unsent  # GuideLLM sends the first text column only
                 if unknown := unknown_guidellm_columns(rec, also_aiperf=bool(aiperf & {*layouts})):
                     prompt.meta["unknown_columns"] = unknown
         return prompt

@@ -592,6 +592,29 @@ def unknown_guidellm_columns(record: dict[str, Any], *, also_aiperf: bool = Fals
     )
 
 
+_GUIDELLM_TEXT = re.compile(GUIDELLM_COLUMN_PATTERN.format(names="|".join(map(re.escape, GUIDELLM_TEXT_COLUMNS))), re.I)
+
+
+def unsent_text_columns(record: dict[str, Any]) -> tuple[str, ...]:
+    """The text columns of a GuideLLM row (not null, not empty) past its first one that are no turn of it: GuideLLM's
+    mapper sends the first text column in the row's key order only (with that name's turn variants), and so does
+    specscope (:func:`first_text_field`), so a THUDM/LongBench row's ``context`` (the long document; ``input``, the
+    question, comes first) is not sent: named in a warning by ``bench``, never dropped silently. An ``instruction``
+    row's ``input`` / ``context`` is sent with it (Alpaca, databricks-dolly-15k) and is not named."""
+    first: str | None = None
+    out = []
+    for key, value in record.items():
+        m = _GUIDELLM_TEXT.match(key) if key not in GUIDELLM_NOT_PLURALS else None
+        if m is None or value is None or value == "":
+            continue
+        field = m.group("name").lower()
+        if first is None:
+            first = field
+        elif field != first and not (first == "instruction" and field in ("input", "context")):
+            out.append(key)
+    return tuple(out)
+
+
 def guidellm_only_columns(record: dict[str, Any]) -> tuple[str, ...]:
     """The columns of ``record`` (not null) that GuideLLM's mapper reads (:data:`GUIDELLM_MAPPED_COLUMNS`, by its
     pattern) and that no field of AIPerf's ``SingleTurn`` is (:data:`AIPERF_SINGLE_TURN_FIELDS`): a ``text`` row
