@@ -372,3 +372,15 @@ def test_a_gemma4_assistant_draft_is_named_not_judged(tmp_path: Path, capsys, mo
     (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_FORMAT_UNKNOWN"]
     assert code == 0 and _codes(report, "error") == [] and "Gemma4MTPModel" in f["message"]
     assert "draft_family" not in report["facts"].get("draft", {}) and "EAGLE" not in (f["fix"] or "")
+
+
+def test_mlp_speculator_reads_one_row_of_each_stage_embedding(tmp_path: Path, capsys, monkeypatch) -> None:
+    """Each stage's ``emb.{i}`` is a VocabParallelEmbedding looked up by the last token (vLLM ``mlp_speculator.py``
+    @0531c222 ``self.emb[i](last_tokens)``): a step reads one row of it, as the census's own rule says ("one embedding
+    row"). The census counted every stage's whole table: a public-shaped speculator for Llama-3.1-8B (3 stages,
+    inner_dim 4096, vocab 128,256, BF16: Snowflake ArcticTraining's MLPSpeculatorConfig) read 6.40 GB per step where
+    3.25 GB is right. Here: per stage head 64x32 + proj.0 32x16 / proj.1 32x32 + ln weight and bias + one emb row of
+    32, F16: 5,312 + 6,336 = 11,648 bytes (19,712 counted before)."""
+    code, report = _audit([_target(tmp_path), "--draft", _mlp(tmp_path / "d", H)], capsys, monkeypatch, tmp_path)
+    assert code == 0
+    assert report["census"]["draft_bytes_per_step"] == 11_648

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from specscope.audit.architectures import DraftLayout, alias_name
+from specscope.audit.architectures import DraftLayout, alias_name, is_stage_embedding
 from specscope.audit.layout import is_embedding, is_vision, layer_of
 from specscope.checkpoint import Checkpoint, TensorInfo
 from specscope.stats.roofline import roofline_tok_s
@@ -209,6 +209,9 @@ def _count_draft(t: _Tally, name: str, info: TensorInfo, read: float, layout: Dr
         t.copies_bytes += info.nbytes
         t.by_group["mtp_draft"] -= info.nbytes
         t.by_group["draft_shared_copies"] += info.nbytes
+        return
+    if whole and layout is not None and is_stage_embedding(layout.family, alias_name(layout.family, name)):
+        t.draft += info.nbytes / _rows(info)  # one row per step; not the draft's head (MLP speculator)
         return
     if whole and is_embedding(alias_name(layout.family, name) if layout else name):
         t.embedding_bytes += info.nbytes
