@@ -93,3 +93,18 @@ def test_longbench_context_column_not_sent_is_named(tmp_path, capsys, monkeypatc
         "column mapper sends a row's first text column only, in the file's column order, and so does specscope; "
         "to send them, join them into that column"
     ) in out + err
+
+
+def test_a_headerless_csv_is_refused_at_its_first_line() -> None:
+    """MMLU's CSV files (hendrycks/test ``data/test/*_test.csv``) have no header line. The first question was read as
+    the header and the error pointed at line 2 ("no messages/... field (keys: ['0', '2', '4', '6', 'B', 'Find ...'])",
+    fix "fix ...csv:2"), a line with nothing wrong in it. Line 1 is named as data read as a header, and the fix is a
+    header line."""
+    path = HERE / "mmlu_headerless.csv"
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("a", path)
+    assert err.value.message.startswith(
+        f"{path}:1: a first line that reads as data, not a header (`Find the order of the element 3 in the group Z_7 "
+        "under multiplication.`, `2`, `3`, `6`, `7`, `C`)"
+    ), err.value.message
+    assert "add a header line" in (err.value.fix or ""), err.value.fix

@@ -689,6 +689,28 @@ def refuse_text_header(where: str, line: str) -> None:
     )
 
 
+_DATA_CELL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?|.{41,}")  # a number, or prose longer than any column name
+
+
+def _refuse_data_header(path_text: str, names: list[str]) -> None:
+    """ConfigError for a CSV whose first line is a row of data: no cell names a column the census reads, and a cell
+    is a number or a sentence. MMLU's CSV files (hendrycks/test ``data/test/*_test.csv``, read with ``header=None``)
+    have no header: their first question became the column names and the error named line 2, a line with nothing
+    wrong in it."""
+    known = [n for n in names if n.lower() in _HEADER_NAMES or _GUIDELLM_COLUMN.fullmatch(n)]
+    if known or not any(_DATA_CELL.fullmatch(n) for n in names):
+        return
+    cells = ", ".join(f"`{n:.100}`" for n in names[:8]) + (", ..." if len(names) > 8 else "")
+    raise bad_row(
+        f"{path_text}:1",
+        f"a first line that reads as data, not a header ({cells}): a CSV's first line names its columns (GuideLLM "
+        "reads CSV with pandas, which takes it so), and none of these is a column specscope or GuideLLM reads",
+        "a header line naming the columns (prompt, ...)",
+        "add a header line naming each column, the prompt's `prompt` (for MMLU's question, four choices and answer: "
+        "prompt,A,B,C,D,answer)",
+    )
+
+
 def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
     """``(line number where the row starts, record)`` per data row of a CSV file with a header (GuideLLM's CSV
     deserializer reads the header as column names; so does this: a header is never a prompt). Empty cells are absent
@@ -721,6 +743,7 @@ def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
             raise bad_row(f"{path_text}:1", f"a request trace header ({source}: `{column}`, token counts, no text)",
                           "a CSV with a text column (prompt, question, text, ...)",
                           "pass the file with --trace FILE")  # fmt: skip
+    _refuse_data_header(path_text, names)
     out: list[tuple[int, dict[str, Any]]] = []
     end = reader.line_num
     for row in reader:
