@@ -108,3 +108,18 @@ def test_a_headerless_csv_is_refused_at_its_first_line() -> None:
         "under multiplication.`, `2`, `3`, `6`, `7`, `C`)"
     ), err.value.message
     assert "add a header line" in (err.value.fix or ""), err.value.fix
+
+
+def test_an_html_page_saved_as_the_file_is_refused_by_name() -> None:
+    """april-tools/mtpc ``data/spec_bench/question.jsonl`` @1cf7c640 is GitHub's HTML page of Spec-Bench's file,
+    saved under its name. ``--workload`` sent its lines as prompts (``<!DOCTYPE html>``, ``<html``, ``lang="en"``:
+    14 rows, a non-JSON line of a .jsonl file being a text prompt); it is refused by name, with the raw file as the
+    fix."""
+    path = HERE / "github_blob_page.jsonl"
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("a", path)
+    assert err.value.message == (
+        f"workload file {path} is an HTML page (a web page saved in place of the file it is named for)"
+    )
+    assert err.value.found == "`<!DOCTYPE html>` on line 7"
+    assert "the Raw link" in (err.value.fix or "")

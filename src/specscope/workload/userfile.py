@@ -140,6 +140,7 @@ from specscope.workload.userfile_text import (
     array_items,
     loads,
     refuse_controls,
+    refuse_html_page,
     refuse_json_scalar,
     refuse_object_file,
     refuse_synthetic_config,
@@ -291,6 +292,7 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
     refuse_zstd(path)
     text = read_user_file(path, _WORKLOAD_FILE, MAX_FILE_BYTES, text=True, gzip=True)
     refuse_controls(path, text)
+    refuse_html_page(path, text)
     refuse_synthetic_config(path, text)
     lines_only = is_text_lines(path.name)
     if lines_only:  # GuideLLM's and vLLM's text readers use readlines(): universal newlines, a lone CR ends a line
