@@ -210,6 +210,8 @@ def _count_draft(t: _Tally, name: str, info: TensorInfo, read: float, layout: Dr
         t.by_group["mtp_draft"] -= info.nbytes
         t.by_group["draft_shared_copies"] += info.nbytes
         return
+    if layout is not None and layout.family.vocab_map == "eagle3" and alias_name(layout.family, name) in ("d2t", "t2d"):
+        return  # d2t: an index each drafted id is looked up in; t2d: never loaded (llama_eagle3.py @00bd1493)
     if whole and layout is not None and is_stage_embedding(layout.family, alias_name(layout.family, name)):
         t.draft += info.nbytes / _rows(info)  # one row per step; not the draft's head (MLP speculator)
         return
