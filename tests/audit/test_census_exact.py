@@ -372,3 +372,38 @@ def test_a_gemma4_assistant_draft_is_named_not_judged(tmp_path: Path, capsys, mo
     (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_FORMAT_UNKNOWN"]
     assert code == 0 and _codes(report, "error") == [] and "Gemma4MTPModel" in f["message"]
     assert "draft_family" not in report["facts"].get("draft", {}) and "EAGLE" not in (f["fix"] or "")
+
+
+def test_mlp_speculator_reads_one_row_of_each_stage_embedding(tmp_path: Path, capsys, monkeypatch) -> None:
+    """Each stage's ``emb.{i}`` is a VocabParallelEmbedding looked up by the last token (vLLM ``mlp_speculator.py``
+    @0531c222 ``self.emb[i](last_tokens)``): a step reads one row of it, as the census's own rule says ("one embedding
+    row"). The census counted every stage's whole table: a public-shaped speculator for Llama-3.1-8B (3 stages,
+    inner_dim 4096, vocab 128,256, BF16: Snowflake ArcticTraining's MLPSpeculatorConfig) read 6.40 GB per step where
+    3.25 GB is right. Here: per stage head 64x32 + proj.0 32x16 / proj.1 32x32 + ln weight and bias + one emb row of
+    32, F16: 5,312 + 6,336 = 11,648 bytes (19,712 counted before)."""
+    code, report = _audit([_target(tmp_path), "--draft", _mlp(tmp_path / "d", H)], capsys, monkeypatch, tmp_path)
+    assert code == 0
+    assert report["census"]["draft_bytes_per_step"] == 11_648
+
+
+def test_eagle3_vocabulary_maps_are_not_read_whole_per_step(tmp_path: Path, capsys, monkeypatch) -> None:
+    """An EAGLE-3 draft's ``d2t`` is an index the proposer looks each drafted id up in, and ``t2d`` is not loaded at
+    all (vLLM ``llama_eagle3.py`` @00bd1493: d2t loaded as draft_id_to_target_id, t2d skipped): neither is read whole
+    per step. The census counted both at their stored size (SafeAILab/EAGLE ``eagle/traineagle3/config.json``'s
+    draft, 32,000 of 128,256 ids: 384,256 bytes a step too many). Here (F16, hidden 16, 32 of 64 ids): fc 1,536 +
+    norm 32 + lm_head 1,024 + the layer 5,728 = 8,320 bytes; d2t (256) and t2d (64) not counted."""
+    d = 32
+    shapes = {
+        "fc.weight": [H, 3 * H],
+        "norm.weight": [H],
+        "lm_head.weight": [d, H],
+        **layer("midlayer.", eagle3_first()),
+    }
+    cfg = {**dense_config(1, V), "architectures": ["LlamaForCausalLMEagle3"], "draft_vocab_size": d}
+    t2d = np.zeros(V, dtype=bool)
+    t2d[:d] = True
+    arrays = {"d2t": np.zeros(d, dtype=np.int64), "t2d": t2d}
+    draft = write(tmp_path / "d", shapes, cfg, arrays=arrays, tokens=vocab(V))
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    assert code == 0, report["findings"]
+    assert report["census"]["draft_bytes_per_step"] == 8_320

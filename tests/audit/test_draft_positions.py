@@ -131,7 +131,8 @@ def test_a_draft_audited_alone_has_no_target_figure_never_zero(tmp_path: Path) -
     r = audit_checkpoint(draft)
     assert r.census is not None
     assert r.census.target_bytes_per_token is None and r.census.draft_share is None
-    assert r.census.draft_bytes_per_step == 12_296  # the draft's own weights (layer 0 k/v_proj take 2*hidden inputs)
+    # the draft's own weights (layer 0 k/v_proj take 2*hidden inputs); d2t (800) and t2d (1,000) not read whole
+    assert r.census.draft_bytes_per_step == 10_496
     assert r.to_dict()["census"]["target_bytes_per_token"] is None
     out = CliRunner().invoke(app, ["audit", str(draft), "--width", "200"])
     assert out.exit_code == 0, out.stdout

@@ -42,6 +42,11 @@ def test_arena_hard_turns_of_content_are_a_conversation() -> None:
         ("lima.jsonl", "a `conversations` list of plain strings (LIMA", "`messages`"),
         ("oasst1_messages.jsonl", "an OpenAssistant message row (`message_id`, `parent_id`", "`messages`"),
         ("openai_batch.jsonl", "an OpenAI Batch API request line (`custom_id`, `method`, `url`, `body`", "`body`"),
+        (
+            "fastchat_model_answer.jsonl",
+            "a FastChat model answer row (`question_id`, `answer_id`, `model_id`, `choices`",
+            "question.jsonl",
+        ),
     ],
 )
 def test_unread_public_rows_refused_by_name(name: str, named: str, fix: str) -> None:
@@ -69,3 +74,57 @@ def test_multi_turn_generator_config_refused_by_name() -> None:
         load_prompt_file("a", path)
     assert err.value.message.startswith(f"{path}: a vLLM multi-turn synthetic conversation config"), err.value.message
     assert "--context-tokens" in (err.value.fix or "")
+
+
+def test_longbench_context_column_not_sent_is_named(tmp_path, capsys, monkeypatch) -> None:
+    """A THUDM/LongBench (v1) row (``input``, ``context``, ``answers``, ...: the README's data format) is a GuideLLM
+    row: its mapper sends the first text column in the row's order (mappers.py @0016f762 ``datasets_mappings``), the
+    question in ``input``, and so does specscope. The long document in ``context`` was dropped with no word (the
+    warning named ``answers``, ``length``, ... but not it): a long-context file sent as short questions. It is named."""
+    from clirun import cli
+
+    path = HERE / "longbench_v1.jsonl"
+    (p,) = load_prompt_file("a", path)
+    assert p.messages == [
+        {"role": "user", "content": "Which case was decided first, the river case or the harbour case?"}
+    ]
+    assert p.meta["unsent_text_columns"] == ("context",)
+    argv = ["bench", "--server", "mtp=http://127.0.0.1:9", "--workload", f"lb={path}", "--max-tokens", "16",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert (
+        "warning: rows: lb: 1 row carries text columns besides the one sent (context) that are not sent: GuideLLM's "
+        "column mapper sends a row's first text column only, in the file's column order, and so does specscope; "
+        "to send them, join them into that column"
+    ) in out + err
+
+
+def test_a_headerless_csv_is_refused_at_its_first_line() -> None:
+    """MMLU's CSV files (hendrycks/test ``data/test/*_test.csv``) have no header line. The first question was read as
+    the header and the error pointed at line 2 ("no messages/... field (keys: ['0', '2', '4', '6', 'B', 'Find ...'])",
+    fix "fix ...csv:2"), a line with nothing wrong in it. Line 1 is named as data read as a header, and the fix is a
+    header line."""
+    path = HERE / "mmlu_headerless.csv"
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("a", path)
+    assert err.value.message.startswith(
+        f"{path}:1: a first line that reads as data, not a header (`Find the order of the element 3 in the group Z_7 "
+        "under multiplication.`, `2`, `3`, `6`, `7`, `C`)"
+    ), err.value.message
+    assert "add a header line" in (err.value.fix or ""), err.value.fix
+
+
+def test_an_html_page_saved_as_the_file_is_refused_by_name() -> None:
+    """april-tools/mtpc ``data/spec_bench/question.jsonl`` @1cf7c640 is GitHub's HTML page of Spec-Bench's file,
+    saved under its name. ``--workload`` sent its lines as prompts (``<!DOCTYPE html>``, ``<html``, ``lang="en"``:
+    14 rows, a non-JSON line of a .jsonl file being a text prompt); it is refused by name, with the raw file as the
+    fix."""
+    path = HERE / "github_blob_page.jsonl"
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("a", path)
+    assert err.value.message == (
+        f"workload file {path} is an HTML page (a web page saved in place of the file it is named for)"
+    )
+    assert err.value.found == "`<!DOCTYPE html>` on line 7"
+    assert "the Raw link" in (err.value.fix or "")

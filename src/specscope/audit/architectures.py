@@ -677,6 +677,14 @@ def draft_layout(
     )
 
 
+def is_stage_embedding(fam: Family, name: str) -> bool:
+    """Whether ``name`` (as :func:`alias_name` gives it) is an MLP speculator stage's embedding ``emb.{i}.weight``:
+    vLLM ``mlp_speculator.py`` @0531c222 builds each as a VocabParallelEmbedding and looks it up by the last token
+    (``self.emb[i](last_tokens)``), so a step reads one row of it, never the table."""
+    parts = name.split(".")
+    return fam.key == "mlp_speculator" and len(parts) == 3 and parts[0] == "emb" and parts[1].isdigit()
+
+
 def alias_name(fam: Family, name: str) -> str:
     """``name`` as the family's loader renames it (EAGLE-3 / DFlash ``midlayer.`` -> ``layers.0.``; the family's
     ``name_aliases``, e.g. the speculators format's ``fusion_fc.`` -> ``fc.``)."""

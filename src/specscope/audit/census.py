@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from specscope.audit.architectures import DraftLayout, alias_name
+from specscope.audit.architectures import DraftLayout, alias_name, is_stage_embedding
 from specscope.audit.layout import is_embedding, is_vision, layer_of
 from specscope.checkpoint import Checkpoint, TensorInfo
 from specscope.stats.roofline import roofline_tok_s
@@ -209,6 +209,11 @@ def _count_draft(t: _Tally, name: str, info: TensorInfo, read: float, layout: Dr
         t.copies_bytes += info.nbytes
         t.by_group["mtp_draft"] -= info.nbytes
         t.by_group["draft_shared_copies"] += info.nbytes
+        return
+    if layout is not None and layout.family.vocab_map == "eagle3" and alias_name(layout.family, name) in ("d2t", "t2d"):
+        return  # d2t: an index each drafted id is looked up in; t2d: never loaded (llama_eagle3.py @00bd1493)
+    if whole and layout is not None and is_stage_embedding(layout.family, alias_name(layout.family, name)):
+        t.draft += info.nbytes / _rows(info)  # one row per step; not the draft's head (MLP speculator)
         return
     if whole and is_embedding(alias_name(layout.family, name) if layout else name):
         t.embedding_bytes += info.nbytes

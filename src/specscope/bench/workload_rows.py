@@ -114,6 +114,9 @@ def _ignored_fields(w: str, prompts: list[Prompt]) -> list[str]:
         ("timing_fields", "arrival times", "not replayed: each cell sends the rows at its concurrency or rate; to "
          "replay arrivals pass a trace with --trace FILE (rows of timestamp (ms), text_input, output_length)"),
         ("unsent_fields", "request-body fields", "not sent: specscope sends the messages, tools and max_tokens only"),
+        ("unsent_text_columns", "text columns besides the one sent", "not sent: GuideLLM's column mapper sends a "
+         "row's first text column only, in the file's column order, and so does specscope; to send them, join them "
+         "into that column"),
         ("unread_length_fields", "output-length look-alikes", "not read as the output length (--max-tokens applies): "
          "name it output_length (or max_tokens) to send it"),
         ("recorded_history_fields", "chat turns with recorded answers", RECORDED_HISTORY_NOTE),

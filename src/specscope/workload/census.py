@@ -349,6 +349,14 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "write each line's `body` as a row (a request body: its `messages` and `max_tokens`, as AIPerf raw_payload "
         "rows are read), e.g. jq -c '.body' FILE > OUT.jsonl",
     ),
+    (
+        ("question_id", "answer_id", "model_id", "choices"),
+        "a FastChat model answer row (`question_id`, `answer_id`, `model_id`, `choices` of answer `turns`: a model's "
+        "answers as lm-sys/FastChat fastchat/llm_judge/gen_model_answer.py writes them, and Spec-Bench, Medusa and "
+        "EAGLE under model_answer/; not questions)",
+        "pass the questions they answer, the benchmark's question.jsonl (Spec-Bench's with --dataset spec-bench "
+        "--dataset-path question.jsonl; MT-Bench's with --workload NAME=question.jsonl)",
+    ),
 )
 #: What a ``conversations`` list of plain strings is (GAIR/lima: user and assistant alternating, no roles) and the fix.
 LIMA_REFUSAL = (

@@ -122,6 +122,7 @@ from specscope.workload.userfile_fields import (
     unknown_guidellm_columns,
     unread_length_fields,
     unsent_fields,
+    unsent_text_columns,
     unused_guidellm_columns,
 )
 from specscope.workload.userfile_sessions import (
@@ -139,6 +140,7 @@ from specscope.workload.userfile_text import (
     array_items,
     loads,
     refuse_controls,
+    refuse_html_page,
     refuse_json_scalar,
     refuse_object_file,
     refuse_synthetic_config,
@@ -290,6 +292,7 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
     refuse_zstd(path)
     text = read_user_file(path, _WORKLOAD_FILE, MAX_FILE_BYTES, text=True, gzip=True)
     refuse_controls(path, text)
+    refuse_html_page(path, text)
     refuse_synthetic_config(path, text)
     lines_only = is_text_lines(path.name)
     if lines_only:  # GuideLLM's and vLLM's text readers use readlines(): universal newlines, a lone CR ends a line
@@ -404,6 +407,8 @@ def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[...,
                 # too: its base model lets unknown fields through unused): bench names them
                 if guidellm & {*layouts} and (unused := unused_guidellm_columns(rec)):
                     prompt.meta["unused_columns"] = unused
+                if guidellm & {*layouts} and (unsent := unsent_text_columns(rec)):
+                    prompt.meta["unsent_text_columns"] = unsent  # GuideLLM sends the first text column only
                 if unknown := unknown_guidellm_columns(rec, also_aiperf=bool(aiperf & {*layouts})):
                     prompt.meta["unknown_columns"] = unknown
         return prompt

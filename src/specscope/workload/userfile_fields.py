@@ -599,6 +599,29 @@ def unknown_guidellm_columns(record: dict[str, Any], *, also_aiperf: bool = Fals
     )
 
 
+_GUIDELLM_TEXT = re.compile(GUIDELLM_COLUMN_PATTERN.format(names="|".join(map(re.escape, GUIDELLM_TEXT_COLUMNS))), re.I)
+
+
+def unsent_text_columns(record: dict[str, Any]) -> tuple[str, ...]:
+    """The text columns of a GuideLLM row (not null, not empty) past its first one that are no turn of it: GuideLLM's
+    mapper sends the first text column in the row's key order only (with that name's turn variants), and so does
+    specscope (:func:`first_text_field`), so a THUDM/LongBench row's ``context`` (the long document; ``input``, the
+    question, comes first) is not sent: named in a warning by ``bench``, never dropped silently. An ``instruction``
+    row's ``input`` / ``context`` is sent with it (Alpaca, databricks-dolly-15k) and is not named."""
+    first: str | None = None
+    out = []
+    for key, value in record.items():
+        m = _GUIDELLM_TEXT.match(key) if key not in GUIDELLM_NOT_PLURALS else None
+        if m is None or value is None or value == "":
+            continue
+        field = m.group("name").lower()
+        if first is None:
+            first = field
+        elif field != first and not (first == "instruction" and field in ("input", "context")):
+            out.append(key)
+    return tuple(out)
+
+
 def guidellm_only_columns(record: dict[str, Any]) -> tuple[str, ...]:
     """The columns of ``record`` (not null) that GuideLLM's mapper reads (:data:`GUIDELLM_MAPPED_COLUMNS`, by its
     pattern) and that no field of AIPerf's ``SingleTurn`` is (:data:`AIPERF_SINGLE_TURN_FIELDS`): a ``text`` row
@@ -673,6 +696,28 @@ def refuse_text_header(where: str, line: str) -> None:
     )
 
 
+_DATA_CELL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?|.{41,}")  # a number, or prose longer than any column name
+
+
+def _refuse_data_header(path_text: str, names: list[str]) -> None:
+    """ConfigError for a CSV whose first line is a row of data: no cell names a column the census reads, and a cell
+    is a number or a sentence. MMLU's CSV files (hendrycks/test ``data/test/*_test.csv``, read with ``header=None``)
+    have no header: their first question became the column names and the error named line 2, a line with nothing
+    wrong in it."""
+    known = [n for n in names if n.lower() in _HEADER_NAMES or _GUIDELLM_COLUMN.fullmatch(n)]
+    if known or not any(_DATA_CELL.fullmatch(n) for n in names):
+        return
+    cells = ", ".join(f"`{n:.100}`" for n in names[:8]) + (", ..." if len(names) > 8 else "")
+    raise bad_row(
+        f"{path_text}:1",
+        f"a first line that reads as data, not a header ({cells}): a CSV's first line names its columns (GuideLLM "
+        "reads CSV with pandas, which takes it so), and none of these is a column specscope or GuideLLM reads",
+        "a header line naming the columns (prompt, ...)",
+        "add a header line naming each column, the prompt's `prompt` (for MMLU's question, four choices and answer: "
+        "prompt,A,B,C,D,answer)",
+    )
+
+
 def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
     """``(line number where the row starts, record)`` per data row of a CSV file with a header (GuideLLM's CSV
     deserializer reads the header as column names; so does this: a header is never a prompt). Empty cells are absent
@@ -709,6 +754,7 @@ def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
             raise bad_row(f"{path_text}:1", f"a request trace header ({source}: `{column}`, token counts, no text)",
                           "a CSV with a text column (prompt, question, text, ...)",
                           "pass the file with --trace FILE")  # fmt: skip
+    _refuse_data_header(path_text, names)
     raw = io.StringIO(text, newline="").readlines()  # the lines the reader counts (reader.line_num)
     prompts = [i for i, n in enumerate(names) if _prompt_column(n)]
     out: list[tuple[int, dict[str, Any]]] = []

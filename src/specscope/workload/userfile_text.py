@@ -29,6 +29,7 @@ __all__ = [
     "loads",
     "refuse_object_file",
     "refuse_controls",
+    "refuse_html_page",
     "refuse_json_scalar",
     "refuse_synthetic_config",
     "refuse_zstd",
@@ -89,6 +90,27 @@ def refuse_controls(path: Path, text: str) -> None:
         expected="text: printable characters, tabs and line breaks (JSON writes others as \\u escapes)",
         fix="remove the control characters (a NUL means a binary file; an ESC a terminal capture: strip its colours)",
     )
+
+
+_HTML_START = re.compile(r"<!doctype\s+html|<html[\s>]|<html$", re.I)
+
+
+def refuse_html_page(path: Path, text: str) -> None:
+    """ConfigError naming an HTML page saved in place of a workload file (its first non-blank line opens an HTML
+    document): GitHub's page of april-tools/mtpc ``data/spec_bench/question.jsonl`` @1cf7c640, downloaded instead of
+    the file, had its lines sent as prompts (``<!DOCTYPE html>``, ``<html``, ...)."""
+    for no, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        if _HTML_START.match(line.strip()) is None:
+            return
+        raise ConfigError(
+            f"workload file {path} is an HTML page (a web page saved in place of the file it is named for)",
+            found=f"`{line.strip()[:60]}` on line {no}",
+            expected="the file's own text: JSON Lines, one JSON array, CSV with a header or text lines",
+            fix="download the file itself, not its web page (on GitHub: the Raw link, or a clone of the repository), "
+            "and pass that",
+        )
 
 
 #: fields that hold a prompt (a string or a list): a JSON object with any of them is a record, never a synthetic config
