@@ -37,8 +37,9 @@ def test_the_profile_validates_and_equals_the_report(tmp_path, capsys, monkeypat
     beside = json.loads((tmp_path / "speculation_profile.specscope.json").read_text())
     (entry,) = beside["profiles"]
     assert (entry["draft_tokens"], entry["accepted_tokens"], entry["acceptance_rate"]) == (240.0, 150.0, 0.625)
-    # k: the file states none, so the profile's 3 is the positions measured, said beside it (predict: "k unknown")
-    assert entry["k_from"] == "positions measured"
+    # k: the imported file's per-position list (one entry per draft position, from the server's counters) is stored
+    # as the config's k at import, so the profile's 3 comes from the server facts, said beside it
+    assert entry["k_from"] == "server facts"
     assert "acceptance_rate" not in profile
     # the model the file names (vllm bench serve's model_id) is the profile's target; no draft named, none given
     # (it said null beside a run that knew its model: fresh-user finding, 2026-12-06)
