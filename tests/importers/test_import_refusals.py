@@ -335,3 +335,18 @@ def test_more_records_of_one_level_than_a_run_holds_are_refused_as_the_import_no
     assert code == 2 and not run.exists(), err
     assert "the import would leave" in flat and "stored 101" in flat, flat
     assert "restore the manifest" not in flat and "import at most" in flat, flat
+
+
+def test_a_string_holding_a_lone_surrogate_is_refused_and_nothing_is_written(tmp_path, capsys, monkeypatch):
+    # attack50: a vLLM file whose model_id ended in "\ud800" (valid JSON, no character) was imported, exit 0; the
+    # stored server facts could then not be read back, and every report / export / advise of the run was refused
+    # ("run.sqlite holds a record this specscope cannot read ... unexpected end of hex escape")
+    doc = json.loads((DATA / "imports" / "vllm_mtp_r0.json").read_text())
+    doc["model_id"] += "\ud800"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc), encoding="ascii")
+    run = tmp_path / "run"
+    code, _, err = cli(["import", bad, "--config", "mtp", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 2, err
+    assert "is not a result file specscope can import; found: a string holds a lone UTF-16 surrogate (\\ud800: " in err
+    assert not run.exists()
