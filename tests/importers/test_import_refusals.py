@@ -350,3 +350,16 @@ def test_a_string_holding_a_lone_surrogate_is_refused_and_nothing_is_written(tmp
     assert code == 2, err
     assert "is not a result file specscope can import; found: a string holds a lone UTF-16 surrogate (\\ud800: " in err
     assert not run.exists()
+
+
+def test_a_run_folder_inside_another_run_is_refused_and_that_run_is_unchanged(tmp_path, capsys, monkeypatch):
+    # attack50: `import F --config b --out RUN/logs` (the run's own empty logs folder) made a second run inside RUN,
+    # exit 0: a run is read-only once written, so a run folder inside one is refused by name
+    run = tmp_path / "run"
+    src = DATA / "imports" / "vllm_base_r0.json"
+    assert cli(["import", src, "--config", "base", "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    before = sorted(str(p.relative_to(run)) for p in run.rglob("*"))
+    code, _, err = cli(["import", src, "--config", "b", "--out", run / "logs"], capsys, monkeypatch, tmp_path)
+    assert code == 2, err
+    assert f"error: cannot create the run folder {run / 'logs'}; found: inside the run folder {run}; " in err
+    assert sorted(str(p.relative_to(run)) for p in run.rglob("*")) == before
