@@ -175,9 +175,12 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, *, parents: bo
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str, *, parents: bool = False) -> None:
-    """Replace ``path`` with ``text`` encoded as UTF-8, atomically (see :func:`open_atomic`)."""
+    """Replace ``path`` with ``text`` encoded as UTF-8, atomically (see :func:`open_atomic`). A lone UTF-16 surrogate
+    (a JSON ``"\\ud800"`` read from a file decodes to one) is written as its escape, ``\\ud800``: UTF-8 has no
+    bytes for it."""
+    data = text.encode("utf-8", "backslashreplace")
     with open_atomic(path, parents=parents) as fh:
-        fh.write(text.encode("utf-8"))
+        fh.write(data)
 
 
 def write_json_atomic(

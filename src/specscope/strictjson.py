@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["dumps_strict", "loads", "NON_FINITE_KEY", "finite_or_none"]
+__all__ = ["dumps_strict", "loads", "lone_surrogate", "NON_FINITE_KEY", "finite_or_none"]
 
 
 def loads(text: str | bytes) -> Any:
@@ -37,6 +38,27 @@ def loads(text: str | bytes) -> Any:
         doc = text if isinstance(text, str) else text.decode("utf-8", "replace")
         what = "nested too deep" if isinstance(exc, RecursionError) else "an integer of too many digits"
         raise json.JSONDecodeError(what, doc[:100], 0) from None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(value: Any) -> str | None:
+    """The escape (``\\ud800``) of the first lone UTF-16 surrogate in a string or key of a loaded JSON value, else
+    None. ``json.loads`` reads ``"\\ud800"`` without its pair as a str holding half a character: no UTF-8 writer
+    and no strict JSON reader (pydantic's among them) takes it back, so a record stored with one cannot be read."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if m := _SURROGATE.search(v):
+                return f"\\u{ord(m.group()):04x}"
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return None
 
 
 NON_FINITE_KEY = "non_finite"

@@ -26,8 +26,9 @@ from specscope.redact import redact_text
 
 __all__ = ["clip", "clip_words", "escape_controls", "SafeStream", "StdoutClosed", "safe_output"]
 
-# C0 controls but tab and newline, DEL, C1 controls, and the bidi embeddings / overrides / isolates
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# C0 controls but tab and newline, DEL, C1 controls, the bidi embeddings / overrides / isolates, and lone UTF-16
+# surrogates (a JSON "\ud800" decodes to one; no UTF-8 stream can write it: exit 3 on bench --dry-run, attack50)
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _SGR = r"\x1b\[[0-9;]*m"
 _CURSOR = r"\x1b\[\?25[lh]|\x1b\[[0-9]*[ABCDGK]|\r"
 _ALLOWED = {False: None, True: re.compile(_SGR), "stderr": re.compile(f"{_SGR}|{_CURSOR}")}
@@ -64,8 +65,8 @@ def _escape(ch: str) -> str:
 
 
 def escape_controls(text: str) -> str:
-    """``text`` with every control character but ``\\n`` and ``\\t`` (and every bidi override) written as an escape:
-    ``"a\\x1b[2Jb"`` -> ``"a\\\\x1b[2Jb"``."""
+    """``text`` with every control character but ``\\n`` and ``\\t`` (and every bidi override and lone
+    surrogate) written as an escape: ``"a\\x1b[2Jb"`` -> ``"a\\\\x1b[2Jb"``."""
     return _CONTROL.sub(lambda m: _escape(m.group(0)), text)
 
 

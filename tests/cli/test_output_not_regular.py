@@ -5,6 +5,7 @@ it had written it, exit 0. Found by attack48 (``specscope report RUN -o /dev/ful
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 
@@ -47,3 +48,18 @@ def test_output_onto_a_link_to_a_file_writes_that_file_and_keeps_the_link(capsys
     )
     assert code in (0, 1), err
     assert link.is_symlink() and os.readlink(link) == "common/a.json" and real.read_text().startswith("{")
+
+
+def test_profile_onto_a_link_into_a_missing_folder_makes_that_folder(capsys, monkeypatch, tmp_path):
+    # attack50: `export RUN --to profile -o p.json` with p.json -> nowhere/x.json (a link whose folder is missing)
+    # was exit 3 (FileNotFoundError from the temporary file in nowhere/); the folder of the file written is made, as
+    # `report RUN -o p.txt` makes it, and named
+    from clirun import vllm_import_run
+
+    run = vllm_import_run(tmp_path, capsys, monkeypatch)
+    link = tmp_path / "p.json"
+    link.symlink_to("nowhere/x.json")
+    code, out, err = cli(["export", run, "--to", "profile", "-o", link], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert f"note: made the folder {tmp_path / 'nowhere'} for --output" in err
+    assert link.is_symlink() and json.loads((tmp_path / "nowhere" / "x.json").read_text())["measured"] is True

@@ -195,3 +195,23 @@ def test_the_tracking_uri_help_says_a_folder_is_given_as_a_file_uri(tmp_path, ca
     _, out, _ = cli(["export", "--help"], capsys, monkeypatch, tmp_path)
     assert "a folder as a file: URI (file:///ABS/PATH)" in out, out
     assert "default: ./mlruns as a file: URI" in out, out
+
+
+@pytest.mark.parametrize("where", ["the run", "inside the run", "default in the run"])
+def test_a_tracking_store_in_the_run_folder_is_refused_and_the_run_untouched(where, tmp_path, capsys, monkeypatch):
+    """attack50: `export RUN --to mlflow --tracking-uri file:///ABS/RUN` wrote MLflow's experiment folder into RUN
+    (exit 0, after a traceback MLflow printed reading RUN/logs as an experiment); so did the default ./mlruns from
+    inside RUN. A run is read-only after bench: the store is refused by name, as -o inside what a command reads is."""
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    run = _run(tmp_path, capsys, monkeypatch)
+    before = sorted(p.name for p in run.iterdir())
+    argv = ["export", run, "--to", "mlflow"]
+    if where == "default in the run":
+        monkeypatch.chdir(run)
+    else:
+        argv += ["--tracking-uri", (run if where == "the run" else run / "mlruns").resolve().as_uri()]
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2, err
+    assert "error: --tracking-uri would write into what this command reads; found: " in err
+    assert f"inside {run}" in err or f"the run folder {run}" in err
+    assert sorted(p.name for p in run.iterdir()) == before

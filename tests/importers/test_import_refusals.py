@@ -335,3 +335,31 @@ def test_more_records_of_one_level_than_a_run_holds_are_refused_as_the_import_no
     assert code == 2 and not run.exists(), err
     assert "the import would leave" in flat and "stored 101" in flat, flat
     assert "restore the manifest" not in flat and "import at most" in flat, flat
+
+
+def test_a_string_holding_a_lone_surrogate_is_refused_and_nothing_is_written(tmp_path, capsys, monkeypatch):
+    # attack50: a vLLM file whose model_id ended in "\ud800" (valid JSON, no character) was imported, exit 0; the
+    # stored server facts could then not be read back, and every report / export / advise of the run was refused
+    # ("run.sqlite holds a record this specscope cannot read ... unexpected end of hex escape")
+    doc = json.loads((DATA / "imports" / "vllm_mtp_r0.json").read_text())
+    doc["model_id"] += "\ud800"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc), encoding="ascii")
+    run = tmp_path / "run"
+    code, _, err = cli(["import", bad, "--config", "mtp", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 2, err
+    assert "is not a result file specscope can import; found: a string holds a lone UTF-16 surrogate (\\ud800: " in err
+    assert not run.exists()
+
+
+def test_a_run_folder_inside_another_run_is_refused_and_that_run_is_unchanged(tmp_path, capsys, monkeypatch):
+    # attack50: `import F --config b --out RUN/logs` (the run's own empty logs folder) made a second run inside RUN,
+    # exit 0: a run is read-only once written, so a run folder inside one is refused by name
+    run = tmp_path / "run"
+    src = DATA / "imports" / "vllm_base_r0.json"
+    assert cli(["import", src, "--config", "base", "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    before = sorted(str(p.relative_to(run)) for p in run.rglob("*"))
+    code, _, err = cli(["import", src, "--config", "b", "--out", run / "logs"], capsys, monkeypatch, tmp_path)
+    assert code == 2, err
+    assert f"error: cannot create the run folder {run / 'logs'}; found: inside the run folder {run}; " in err
+    assert sorted(str(p.relative_to(run)) for p in run.rglob("*")) == before

@@ -88,6 +88,11 @@ BAD_PLANS = {
     "output_tokens 10**15": ({"output_tokens": 10**15}, "default.output_tokens"),  # a hang; SIGTERM ignored
     "reasoning_tokens -3": ({"reasoning_tokens": -3}, "default.reasoning_tokens"),
     "drop_after_chunks -1": ({"drop_after_chunks": -1}, "default.drop_after_chunks"),
+    # attack50: a count past a float's range (10**400) was served, and each /metrics answer after the response
+    # finished was a 500 with a traceback in the server's log (OverflowError: int too large to convert to float)
+    "prompt_tokens 10**400": ({"prompt_tokens": 10**400}, "default.prompt_tokens"),
+    "drafts 2**63": ({"drafts": 2**63}, "default.drafts"),
+    "accepted_per_position [10**400]": ({"accepted_per_position": [10**400]}, "default.accepted_per_position"),
 }
 
 

@@ -223,11 +223,15 @@ def write_file(output: Path, text: str) -> None:
 
 def make_output_folder(output: Path) -> None:
     """Make the folder of ``output`` (and its parents) when missing, with a note on stderr naming it (a typo in
-    the folder is seen at once, not found later as a stray tree).
+    the folder is seen at once, not found later as a stray tree). When ``output`` is a link, the folder made is
+    that of the file it leads to (the file written: :func:`specscope.fsio.link_target`).
 
     Raises:
         ConfigError: the folder cannot be made.
     """
+    from specscope.fsio import link_target
+
+    output = link_target(output)
     missing = not output.parent.exists()
     try:
         output.parent.mkdir(parents=True, exist_ok=True)

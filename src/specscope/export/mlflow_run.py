@@ -181,6 +181,38 @@ def default_tracking_uri() -> str:
     return (Path.cwd() / "mlruns").resolve().as_uri()
 
 
+def _refuse_a_store_in_the_run(uri: str, run_path: Path) -> None:
+    """Refuse a local tracking store (a ``file:`` folder or a ``sqlite:///`` file) that is the run folder or lies
+    inside it: MLflow wrote its experiment folder into the run (``--tracking-uri file:///ABS/RUN``, or the default
+    ./mlruns from inside RUN; attack50). A run is read-only after bench.
+
+    Raises:
+        ConfigError: the store is or lies inside ``run_path``.
+    """
+    from urllib.parse import urlparse
+    from urllib.request import url2pathname
+
+    try:
+        parsed = urlparse(uri)
+    except ValueError:  # http://[::zz]: no local store; the client's first request names it
+        return
+    if parsed.scheme == "file" and parsed.netloc in ("", "localhost"):
+        store = Path(url2pathname(parsed.path))
+    elif parsed.scheme == "sqlite" and uri.startswith("sqlite:///"):
+        store = Path(uri.removeprefix("sqlite:///"))
+    else:
+        return
+    run, target = run_path.resolve(), store.resolve()
+    if run != target and run not in target.parents:
+        return
+    raise ConfigError(
+        "--tracking-uri would write into what this command reads",
+        found=f"--tracking-uri {uri}: " + (f"the run folder {run_path}" if run == target else f"inside {run_path}"),
+        expected=f"a tracking store outside {run_path} (a run is never written after bench)",
+        fix=f"pass --tracking-uri {(run.parent / 'mlruns').as_uri()}",
+    )
+
+
 def export_mlflow(doc: Mapping[str, Any], html: str, run_path: Path, tracking_uri: str | None) -> MlflowExport:
     """Log the report document ``doc`` (its JSON form) and its ``html`` page as one MLflow run (module docstring).
 
@@ -188,6 +220,7 @@ def export_mlflow(doc: Mapping[str, Any], html: str, run_path: Path, tracking_ur
         ConfigError: MLflow is not installed; the tracking server does not answer its first request.
     """
     uri = tracking_uri or default_tracking_uri()
+    _refuse_a_store_in_the_run(uri, run_path)
     client = _client(uri)
     from mlflow.exceptions import MlflowException
 

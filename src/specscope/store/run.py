@@ -374,6 +374,23 @@ def refuse_non_folder(path: Path) -> None:
         )
 
 
+def refuse_inside_a_run(path: Path) -> None:
+    """Refuse a run folder to be made inside another run folder (a folder holding manifest.json and run.sqlite):
+    ``import F --out RUN/logs`` made a second run inside RUN (attack50). A run is read-only once written.
+
+    Raises:
+        StoreError: a folder above ``path`` is a run folder.
+    """
+    for above in Path(os.path.abspath(path)).parents:
+        if (above / MANIFEST_NAME).is_file() and (above / DB_NAME).is_file():
+            raise StoreError(
+                f"cannot create the run folder {path}",
+                found=f"inside the run folder {above}",
+                expected="a folder outside every run folder (a run is never written once it is done)",
+                fix=f"pass --out a folder beside it, e.g. --out {above.parent / (above.name + '-more')}",
+            )
+
+
 def create_run(path: Path, manifest: dict[str, Any], *, unique: bool = False) -> Run:
     """Create a new run folder with ``manifest`` (the fields of :class:`~specscope.store.manifest.RunManifest`) and
     lock it for writing (released by :meth:`Run.close`).
@@ -388,6 +405,7 @@ def create_run(path: Path, manifest: dict[str, Any], *, unique: bool = False) ->
     """
     path = Path(path)
     refuse_non_folder(path)
+    refuse_inside_a_run(path)
     if not unique and path.exists() and any(path.iterdir()):
         raise _not_empty(path)
     manifest = validate_manifest({"schema_version": SCHEMA_VERSION, **manifest}, path / MANIFEST_NAME)

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from specscope.adapters.openai.endpoints import EndpointPath
+from specscope.records import INT_BOUND
 
 __all__ = ["ResponsePlan", "MetricsPlan", "TruthScript"]
 
@@ -29,8 +30,9 @@ MAX_DELAY_MS = 86_400_000.0
 MAX_OUTPUT_TOKENS = 10_000_000
 #: a delay in ms: finite, 0..MAX_DELAY_MS.
 DelayMs = Annotated[float, Field(ge=0, le=MAX_DELAY_MS, allow_inf_nan=False)]
-#: a count or a chunk index: a whole number >= 0.
-Count = Annotated[int, Field(ge=0)]
+#: a count or a chunk index: a whole number from 0 to below the records' bound (10**400 prompt tokens were served,
+#: then every /metrics answer was a 500: a counter past a float's range cannot be written).
+Count = Annotated[int, Field(ge=0, le=INT_BOUND - 1)]
 
 
 class ResponsePlan(BaseModel):
