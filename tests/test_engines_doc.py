@@ -40,12 +40,16 @@ def _calls(func: ast.FunctionDef, module: dict[str, ast.FunctionDef], seen: set[
 
 def _runs_specscope(tree: ast.Module, text: str, func: ast.FunctionDef) -> bool:
     """Whether ``func`` runs a specscope command as a user does: the in-process CLI (``clirun.cli`` /
-    ``specscope.cli.main``, typer's runner) or the console script in a child process."""
+    ``specscope.cli.main``, typer's runner, tests/parselog.py's ``serve --parse-log``) or the console script in a
+    child process."""
     module = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     called = _calls(func, module, {func.name})
+    aliases = dict(re.findall(r"from parselog import (parse_log\w*) as (\w+)", text))
+    called |= {real for real, alias in aliases.items() if alias in called}
     in_process = "from clirun import cli" in text or "from specscope.cli import" in text
+    parselog = "from parselog import" in text and called & {"parse_log", "parse_log_json"}
     child = "specscope" in text and ({"run", "Popen"} & called)
-    return bool(in_process and called & {"cli", "main", "invoke"}) or bool(child)
+    return bool(in_process and called & {"cli", "main", "invoke"}) or bool(parselog) or bool(child)
 
 
 @pytest.mark.parametrize(("engine", "row"), READ_ROWS, ids=[f"{e}:{r.name}" for e, r in READ_ROWS])
@@ -107,3 +111,74 @@ def test_every_case_id_a_per_response_row_names_exists() -> None:
             path, _, name = node.partition("::")
             assert (ROOT / path).is_file(), node
             assert not name or f"def {name}(" in (ROOT / path).read_text(), node
+
+
+# -- logs (serve --parse-log, bench --server-log): every declared form and field marked read names a command test --
+
+LOGS = ROOT / "tests/data/engines/logs"  # and tests/data/fixtures, tests/data: the logs a test names
+#: a declared name that is not text of the line, and the text of the line it stands for
+_LOG_TEXT = {
+    "Speculative metrics without emitted tokens": "Speculative metrics:",
+    "Finish meta_info spec fields": "spec_verify_ct",
+    "Finish meta_info.completion_tokens": "completion_tokens",
+    "Running / Waiting reqs, KV cache usage": "Running:",
+    "Draft acceptance rate (V0)": "Draft acceptance rate",
+}
+
+
+def _log_rows() -> list[tuple[str, str, str, str]]:
+    """``(engine, name, text of the line, test)`` of every log form and field marked read."""
+    from specscope.adapters.registry import engine_modules
+
+    rows = []
+    for engine, mod in engine_modules("logs"):
+        rows += [(engine, f.name, f.example, f.test) for f in getattr(mod, "FORMS", ()) if f.status == "read"]
+        rows += [(engine, f.name, f.name, f.test) for f in getattr(mod, "LOG_FIELDS", ()) if f.status == "read"]
+    return rows
+
+
+def _line_texts(text: str) -> list[str]:
+    """The literal head of a declared form example or field name: up to its first placeholder (``N``, ``X``, ``IMPL``,
+    ``...``) or separator."""
+    text = _LOG_TEXT.get(text, text)
+    return [re.split(r"\.\.\.|: | / |\(|\[| = | (?:N|X|L|R|A|G|U|Q|V|IMPL)\b|, |\{", text)[0].strip(" .,")]
+
+
+def _reaches(node: str, texts: list[str]) -> str:
+    """Why ``node`` does not reach a line holding one of ``texts`` through a command ("" when it does)."""
+    path, _, name = node.partition("::")
+    file = ROOT / path
+    if not (file.is_file() and path.startswith("tests/")):
+        return f"{node}: no such test file"
+    text = file.read_text()
+    tree = ast.parse(text)
+    funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    if not (name.startswith("test_") and name in funcs):
+        return f"{node}: no such test"
+    if not _runs_specscope(tree, text, funcs[name]):
+        return f"{node}: runs no specscope command"
+    source = ast.get_source_segment(text, funcs[name]) or ""
+    names = re.findall(r"[\w.-]+\.log\b", source)
+    folders = (LOGS, ROOT / "tests/data/fixtures", ROOT / "tests/data")
+    logs = [d / n for n in names for d in folders if (d / n).is_file()]
+    written = source + "".join(p.read_text(encoding="utf-8", errors="replace") for p in logs)
+    if not any(t in written for t in texts):
+        return f"{node}: neither the test nor the logs it names hold any of {texts}"
+    return ""
+
+
+LOG_ROWS = _log_rows()
+
+
+@pytest.mark.parametrize("row", LOG_ROWS, ids=[f"{e}:{n}" for e, n, _t, _n in LOG_ROWS])
+def test_a_read_log_row_has_a_command_level_test(row) -> None:
+    engine, name, line, node = row
+    assert node, f"{engine} {name!r}: marked read in the log table without a command-level test"
+    assert not _reaches(node, _line_texts(line)), _reaches(node, _line_texts(line))
+
+
+def test_the_log_checker_refuses_a_test_of_another_line() -> None:
+    """The check above can fail: a command test whose log holds no such line."""
+    node = "tests/launch/test_engine_logs.py::test_vllm_v1_windows_pool_the_same_through_the_adapter"
+    assert not _reaches(node, _line_texts("Accepted: N tokens"))
+    assert "hold any of" in _reaches(node, _line_texts("statistics IMPL: ... #gen drafts = N"))
