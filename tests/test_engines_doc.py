@@ -85,7 +85,10 @@ def test_the_per_response_table_is_generated_and_a_hand_edit_is_stale() -> None:
     """The per-response table comes from the readers' ``FIELDS`` (issue 34): a row edited by hand in the doc, or a
     declaration the doc lacks, makes the doc stale."""
     text = (ROOT / "docs/engines.md").read_text()
-    row = "| vLLM | same | `.num_spec_steps` | read | `verify_steps` | vllm-summary-llamaswap-1032 |"
+    row = (
+        "| vLLM | same | `.num_spec_steps` | read | `verify_steps` | vllm-summary-llamaswap-1032; CLI: "
+        "`tests/cli/test_per_response_shapes_cli.py::test_bench_reads_each_per_response_shape[vllm]` |"
+    )
     assert row in per_response_table() and row in text
     assert render(text.replace(row, row.replace("`verify_steps`", "`drafts`"))) == text
     dropped = text.replace(row + "\n", "")
@@ -182,3 +185,35 @@ def test_the_log_checker_refuses_a_test_of_another_line() -> None:
     node = "tests/launch/test_engine_logs.py::test_vllm_v1_windows_pool_the_same_through_the_adapter"
     assert not _reaches(node, _line_texts("Accepted: N tokens"))
     assert "hold any of" in _reaches(node, _line_texts("statistics IMPL: ... #gen drafts = N"))
+
+
+# -- per response: every field marked read names a test that reaches it through a command --
+
+
+def _response_rows() -> list[tuple[str, str, str]]:
+    from specscope.adapters.registry import engine_modules
+
+    return [(e, f.field, f.test) for e, mod in engine_modules("per_response") for f in mod.FIELDS if f.status == "read"]
+
+
+RESPONSE_ROWS = _response_rows()
+
+
+@pytest.mark.parametrize("row", RESPONSE_ROWS, ids=[f"{e}:{f[:40]}" for e, f, _t in RESPONSE_ROWS])
+def test_a_read_per_response_row_has_a_command_level_test(row) -> None:
+    """A per-response field marked read names, beside its unit case, the node id of a test that runs a command
+    reaching it (``bench`` against the truth server scripted to that engine's shape); a parametrized node names a
+    case its test declares."""
+    engine, field, test = row
+    nodes = re.findall(r"(tests/\S+?\.py::(\w+))(?:\[(\w+)\])?", test)
+    assert nodes, f"{engine} {field}: marked read without a command-level test (only {test!r})"
+    runs = []
+    for node, name, param in nodes:
+        path = node.partition("::")[0]
+        text = (ROOT / path).read_text()
+        tree = ast.parse(text)
+        funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+        assert name in funcs, f"{node}: no such test"
+        assert not param or f'"{param}":' in text, f"{node}[{param}]: no such case"
+        runs.append(_runs_specscope(tree, text, funcs[name]))
+    assert any(runs), f"{engine} {field}: {test!r} names no test that runs a specscope command"
