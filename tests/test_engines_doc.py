@@ -40,12 +40,16 @@ def _calls(func: ast.FunctionDef, module: dict[str, ast.FunctionDef], seen: set[
 
 def _runs_specscope(tree: ast.Module, text: str, func: ast.FunctionDef) -> bool:
     """Whether ``func`` runs a specscope command as a user does: the in-process CLI (``clirun.cli`` /
-    ``specscope.cli.main``, typer's runner) or the console script in a child process."""
+    ``specscope.cli.main``, typer's runner, tests/parselog.py's ``serve --parse-log``) or the console script in a
+    child process."""
     module = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     called = _calls(func, module, {func.name})
+    aliases = dict(re.findall(r"from parselog import (parse_log\w*) as (\w+)", text))
+    called |= {real for real, alias in aliases.items() if alias in called}
     in_process = "from clirun import cli" in text or "from specscope.cli import" in text
+    parselog = "from parselog import" in text and called & {"parse_log", "parse_log_json"}
     child = "specscope" in text and ({"run", "Popen"} & called)
-    return bool(in_process and called & {"cli", "main", "invoke"}) or bool(child)
+    return bool(in_process and called & {"cli", "main", "invoke"}) or bool(parselog) or bool(child)
 
 
 @pytest.mark.parametrize(("engine", "row"), READ_ROWS, ids=[f"{e}:{r.name}" for e, r in READ_ROWS])
@@ -81,7 +85,10 @@ def test_the_per_response_table_is_generated_and_a_hand_edit_is_stale() -> None:
     """The per-response table comes from the readers' ``FIELDS`` (issue 34): a row edited by hand in the doc, or a
     declaration the doc lacks, makes the doc stale."""
     text = (ROOT / "docs/engines.md").read_text()
-    row = "| vLLM | same | `.num_spec_steps` | read | `verify_steps` | vllm-summary-llamaswap-1032 |"
+    row = (
+        "| vLLM | same | `.num_spec_steps` | read | `verify_steps` | vllm-summary-llamaswap-1032; CLI: "
+        "`tests/cli/test_per_response_shapes_cli.py::test_bench_reads_each_per_response_shape[vllm]` |"
+    )
     assert row in per_response_table() and row in text
     assert render(text.replace(row, row.replace("`verify_steps`", "`drafts`"))) == text
     dropped = text.replace(row + "\n", "")
@@ -107,3 +114,106 @@ def test_every_case_id_a_per_response_row_names_exists() -> None:
             path, _, name = node.partition("::")
             assert (ROOT / path).is_file(), node
             assert not name or f"def {name}(" in (ROOT / path).read_text(), node
+
+
+# -- logs (serve --parse-log, bench --server-log): every declared form and field marked read names a command test --
+
+LOGS = ROOT / "tests/data/engines/logs"  # and tests/data/fixtures, tests/data: the logs a test names
+#: a declared name that is not text of the line, and the text of the line it stands for
+_LOG_TEXT = {
+    "Speculative metrics without emitted tokens": "Speculative metrics:",
+    "Finish meta_info spec fields": "spec_verify_ct",
+    "Finish meta_info.completion_tokens": "completion_tokens",
+    "Running / Waiting reqs, KV cache usage": "Running:",
+    "Draft acceptance rate (V0)": "Draft acceptance rate",
+}
+
+
+def _log_rows() -> list[tuple[str, str, str, str]]:
+    """``(engine, name, text of the line, test)`` of every log form and field marked read."""
+    from specscope.adapters.registry import engine_modules
+
+    rows = []
+    for engine, mod in engine_modules("logs"):
+        rows += [(engine, f.name, f.example, f.test) for f in getattr(mod, "FORMS", ()) if f.status == "read"]
+        rows += [(engine, f.name, f.name, f.test) for f in getattr(mod, "LOG_FIELDS", ()) if f.status == "read"]
+    return rows
+
+
+def _line_texts(text: str) -> list[str]:
+    """The literal head of a declared form example or field name: up to its first placeholder (``N``, ``X``, ``IMPL``,
+    ``...``) or separator."""
+    text = _LOG_TEXT.get(text, text)
+    return [re.split(r"\.\.\.|: | / |\(|\[| = | (?:N|X|L|R|A|G|U|Q|V|IMPL)\b|, |\{", text)[0].strip(" .,")]
+
+
+def _reaches(node: str, texts: list[str]) -> str:
+    """Why ``node`` does not reach a line holding one of ``texts`` through a command ("" when it does)."""
+    path, _, name = node.partition("::")
+    file = ROOT / path
+    if not (file.is_file() and path.startswith("tests/")):
+        return f"{node}: no such test file"
+    text = file.read_text()
+    tree = ast.parse(text)
+    funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    if not (name.startswith("test_") and name in funcs):
+        return f"{node}: no such test"
+    if not _runs_specscope(tree, text, funcs[name]):
+        return f"{node}: runs no specscope command"
+    source = ast.get_source_segment(text, funcs[name]) or ""
+    names = re.findall(r"[\w.-]+\.log\b", source)
+    folders = (LOGS, ROOT / "tests/data/fixtures", ROOT / "tests/data")
+    logs = [d / n for n in names for d in folders if (d / n).is_file()]
+    written = source + "".join(p.read_text(encoding="utf-8", errors="replace") for p in logs)
+    if not any(t in written for t in texts):
+        return f"{node}: neither the test nor the logs it names hold any of {texts}"
+    return ""
+
+
+LOG_ROWS = _log_rows()
+
+
+@pytest.mark.parametrize("row", LOG_ROWS, ids=[f"{e}:{n}" for e, n, _t, _n in LOG_ROWS])
+def test_a_read_log_row_has_a_command_level_test(row) -> None:
+    engine, name, line, node = row
+    assert node, f"{engine} {name!r}: marked read in the log table without a command-level test"
+    assert not _reaches(node, _line_texts(line)), _reaches(node, _line_texts(line))
+
+
+def test_the_log_checker_refuses_a_test_of_another_line() -> None:
+    """The check above can fail: a command test whose log holds no such line."""
+    node = "tests/launch/test_engine_logs.py::test_vllm_v1_windows_pool_the_same_through_the_adapter"
+    assert not _reaches(node, _line_texts("Accepted: N tokens"))
+    assert "hold any of" in _reaches(node, _line_texts("statistics IMPL: ... #gen drafts = N"))
+
+
+# -- per response: every field marked read names a test that reaches it through a command --
+
+
+def _response_rows() -> list[tuple[str, str, str]]:
+    from specscope.adapters.registry import engine_modules
+
+    return [(e, f.field, f.test) for e, mod in engine_modules("per_response") for f in mod.FIELDS if f.status == "read"]
+
+
+RESPONSE_ROWS = _response_rows()
+
+
+@pytest.mark.parametrize("row", RESPONSE_ROWS, ids=[f"{e}:{f[:40]}" for e, f, _t in RESPONSE_ROWS])
+def test_a_read_per_response_row_has_a_command_level_test(row) -> None:
+    """A per-response field marked read names, beside its unit case, the node id of a test that runs a command
+    reaching it (``bench`` against the truth server scripted to that engine's shape); a parametrized node names a
+    case its test declares."""
+    engine, field, test = row
+    nodes = re.findall(r"(tests/\S+?\.py::(\w+))(?:\[(\w+)\])?", test)
+    assert nodes, f"{engine} {field}: marked read without a command-level test (only {test!r})"
+    runs = []
+    for node, name, param in nodes:
+        path = node.partition("::")[0]
+        text = (ROOT / path).read_text()
+        tree = ast.parse(text)
+        funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+        assert name in funcs, f"{node}: no such test"
+        assert not param or f'"{param}":' in text, f"{node}[{param}]: no such case"
+        runs.append(_runs_specscope(tree, text, funcs[name]))
+    assert any(runs), f"{engine} {field}: {test!r} names no test that runs a specscope command"

@@ -15,13 +15,17 @@ A row that yields no case fails ``test_every_row_has_a_test``; a doc that differ
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from typer.testing import CliRunner
 
 from specscope.audit import audit_checkpoint, families
 from specscope.audit.archdoc import RegistryRow, registry_rows, render
+from specscope.cli import app
 
 from .ckmaker import H, dense_config, dense_model, layer, write
 from .test_families import CASES, Case, V
@@ -118,13 +122,19 @@ def test_committed_doc_equals_the_generated_text() -> None:
         assert f"{r.repository} `{r.file}` @{r.commit}" in doc
 
 
-def _audit(case: Case, root: Path, tmp_path: Path):
-    """A draft family's checkpoint is audited as ``--draft`` of a plain target; an MTP family's on its own."""
+def _audit(case: Case, root: Path, tmp_path: Path) -> SimpleNamespace:
+    """A draft family's checkpoint is audited as ``--draft`` of a plain target; an MTP family's on its own; through
+    the command a user runs (``specscope audit ... -f json``): its exit code, error findings and facts."""
     write(root, case.shapes, case.config)
+    argv = ["audit", str(root)]
     if families()[case.key].kind == "draft":
         target = write(tmp_path / "target", dense_model(2, V), dense_config(2, V))
-        return audit_checkpoint(target, draft=root)
-    return audit_checkpoint(root)
+        argv = ["audit", str(target), "--draft", str(root)]
+    r = CliRunner().invoke(app, [*argv, "-f", "json"])
+    assert r.exit_code in (0, 1), r.output
+    doc = json.loads(r.stdout)
+    errors = [SimpleNamespace(**f) for f in doc["findings"] if f["severity"] == "error"]
+    return SimpleNamespace(exit_code=r.exit_code, errors=errors, facts=doc["facts"])
 
 
 @pytest.mark.parametrize("label", sorted(JUDGED))

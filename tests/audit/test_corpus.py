@@ -4,12 +4,14 @@ model expects, and the published draft / target pairs agree."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import tomllib
 from pathlib import Path
 
 import pytest
 
+from clirun import cli
 from paths import DATA, FIXTURES
 from specscope.audit import audit_checkpoint, families
 
@@ -39,13 +41,17 @@ def test_the_corpus_has_twenty_configs_across_the_families() -> None:
 
 
 @pytest.mark.parametrize("slug", sorted(ENTRIES))
-def test_each_config_audits_as_its_users_expect(slug: str, tmp_path: Path) -> None:
+def test_each_config_audits_as_its_users_expect(slug: str, tmp_path: Path, capsys, monkeypatch) -> None:
+    """docs/architectures.md's corpus table, row by row, through the command a user runs (``audit FOLDER -f json``):
+    the family, the draft layers and the findings (exit 1 only with an error)."""
     entry = ENTRIES[slug]
-    r = audit_checkpoint(_folder(slug, tmp_path))
-    named = r.facts.get("mtp") or r.facts.get("draft_family") or {}
+    code, out, err = cli(["audit", _folder(slug, tmp_path), "-f", "json"], capsys, monkeypatch, tmp_path)
+    doc = json.loads(out)
+    assert code == (1 if any(c.startswith("error:") for c in entry["codes"]) else 0), err
+    named = doc["facts"].get("mtp") or doc["facts"].get("draft_family") or {}
     assert named.get("family", "") == entry["family"]
     assert named.get("layers", 0) == entry["layers"]
-    assert sorted(f"{f.severity.value}:{f.code}" for f in r.findings) == sorted(entry["codes"])
+    assert sorted(f"{f['severity']}:{f['code']}" for f in doc["findings"]) == sorted(entry["codes"])
 
 
 @pytest.mark.parametrize(

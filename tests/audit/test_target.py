@@ -245,3 +245,28 @@ def test_a_fifo_target_is_named_as_what_it_is(tmp_path: Path, monkeypatch: pytes
     assert _local_path_reason("ff", "ff") == "ff exists here (a FIFO)"
     assert _local_path_reason("notes", "notes") == "notes exists here (a file)"
     assert _local_path_reason("ff/x", "ff/x") == "ff exists here (a FIFO)"
+
+
+def test_offline_a_cached_repository_is_audited_from_the_cache(tmp_path: Path) -> None:
+    """HF_HUB_OFFLINE=1 with the repository in huggingface_hub's cache layout (``models--org--name/refs/main`` naming
+    a snapshot folder): ``specscope audit org/name`` reads the snapshot with no network and audits it as a folder.
+    A child process, as a user runs it: huggingface_hub reads HF_HUB_CACHE once, when it is imported."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from audit.ckmaker import dense_config, dense_model, write
+
+    commit = "0" * 40
+    repo = tmp_path / "cache" / "models--someorg--dense"
+    write(repo / "snapshots" / commit, dense_model(2, 64), dense_config(2, 64))
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path / "cache"), "HF_HOME": str(tmp_path)}
+    env["HF_ENDPOINT"] = f"http://127.0.0.1:{_closed_port()}"  # nothing answers there: offline must not ask
+    cmd = [sys.executable, "-m", "specscope", "audit", "someorg/dense", "-f", "json"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["target"] == "someorg/dense" and doc["counts"]["error"] == 0

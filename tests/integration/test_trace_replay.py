@@ -106,3 +106,48 @@ def test_burstgpt_csv_replays_its_good_rows_and_reports_the_failed_one(tmp_path:
     assert manifest["trace"]["format"] == "burstgpt" and manifest["trace"]["rows_used"] == 2
     (refused,) = _tables(doc)["rows_refused"]["rows"]
     assert refused == ["trace", "line 3", "zero_output", "Response tokens is 0"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "fmt"),
+    [
+        # docs/workloads.md "Traces": specscope's own layout, arrival_s in seconds
+        (
+            "own.jsonl",
+            '{"arrival_s": 0, "input_tokens": 40, "output_tokens": 3}\n'
+            '{"arrival_s": 0.04, "input_tokens": 50, "output_tokens": 4}\n',
+            "specscope",
+        ),
+        # Azure/AzurePublicDataset AzureLLMInferenceTrace_conv.csv (2023): 7-digit fractions of a second
+        (
+            "AzureLLMInferenceTrace_conv.csv",
+            "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+            "2023-11-16 18:15:46.6805900,40,3\n"
+            "2023-11-16 18:15:46.7205900,50,4\n",
+            "azure",
+        ),
+        # the 2024 _1week files: a UTC offset, and no fraction on a whole second
+        (
+            "AzureLLMInferenceTrace_code_1week.csv",
+            "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+            "2024-05-10 00:00:00+00:00,40,3\n"
+            "2024-05-10 00:00:00.040000+00:00,50,4\n",
+            "azure",
+        ),
+    ],
+)
+def test_each_trace_layout_of_the_table_is_replayed(tmp_path: Path, name: str, text: str, fmt: str) -> None:
+    """Each layout docs/workloads.md's Traces table lists, through ``bench --trace``: both rows sent 40 ms apart with
+    their output lengths, the format named in the manifest."""
+    trace = tmp_path / name
+    trace.write_text(text)
+    script = TruthScript(default=ResponsePlan(output_tokens=None, ttft_ms=1.0), metrics=MetricsPlan())
+    with TruthServer(script) as ts:
+        _bench(trace, ts.base_url, tmp_path / "runs")
+    run_dir = next((tmp_path / "runs").iterdir())
+    with open_run(run_dir) as run:
+        (cell,) = run.cells()
+        manifest = run.manifest
+    first = cell.streams[0].intended_ns
+    assert [(s.intended_ns - first, s.output_tokens) for s in cell.streams] == [(0, 3), (40_000_000, 4)]
+    assert manifest["trace"]["format"] == fmt and manifest["trace"]["rows_used"] == 2

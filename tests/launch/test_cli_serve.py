@@ -59,6 +59,11 @@ def test_parse_log_json_and_exit_codes(tmp_path):
     doc = json.loads(p.stdout)
     assert doc["kv_cache_size_tokens"] == 36432
     assert doc["architectures"] == ["Qwen3_5ForConditionalGeneration", "Qwen3_5MTP"]
+    # the start-up lines docs/engines.md's log table marks read: "Setting attention block size to 1584 tokens",
+    # "Model loading took 18.41 GiB memory and 10.177328 seconds", "Available KV cache memory: 4.8 GiB"
+    assert doc["block_size_tokens"] == 1584
+    assert (doc["weights_loaded_gib"], doc["model_loading_s"]) == (18.41, 10.177328)
+    assert doc["available_kv_cache_memory_gib"] == 4.8
     failing = _run("--parse-log", str(FIXTURES / "vllm_log_line_variants.log"), "--format", "json", cwd=tmp_path)
     assert failing.returncode == 1  # failure signatures found
     assert [f["code"] for f in json.loads(failing.stdout)["failures"]] == [

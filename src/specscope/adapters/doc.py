@@ -76,15 +76,18 @@ def per_response_table() -> str:
 
 def log_table() -> str:
     """Every log adapter's declared forms and fields (``adapters/<engine>/logs.py``: ``FORMS``, ``LOG_FIELDS``)."""
-    head = "| engine | line form or field | status | what it gives / why not | source | release |\n"
-    head += "|---|---|---|---|---|---|\n"
+    head = "| engine | line form or field | status | what it gives / why not | source | release | command test |\n"
+    head += "|---|---|---|---|---|---|---|\n"
     lines = []
     for engine, mod in engine_modules("logs"):
         for form in getattr(mod, "FORMS", ()):
-            cells = [display(engine), f"form: {form.name} (`{form.example}`)", "read", "a log line it recognises"]
-            lines.append("| " + " | ".join(_cell(c) for c in [*cells, form.source, form.release]) + " |")
+            gives = "a log line it recognises" if form.status == "read" else "the engine named; no speculative count"
+            cells = [display(engine), f"form: {form.name} (`{form.example}`)", form.status, gives]
+            test = f"`{form.test}`" if form.test else "—"
+            lines.append("| " + " | ".join(_cell(c) for c in [*cells, form.source, form.release, test]) + " |")
         for fld in getattr(mod, "LOG_FIELDS", ()):
-            cells = [display(engine), f"`{fld.name}`", fld.status, fld.note, fld.source, fld.release]
+            test = f"`{fld.test}`" if fld.test else "—"
+            cells = [display(engine), f"`{fld.name}`", fld.status, fld.note, fld.source, fld.release, test]
             lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return head + "\n".join(lines) + "\n"
 

@@ -162,24 +162,31 @@ def split_log_lines(text: str) -> list[str]:
 
 class LogForm(NamedTuple):
     """One form of log line an adapter reads: ``engine``, ``name`` (e.g. ``v0 Speculative metrics``), ``example`` (the
-    start of the line as the engine prints it), ``source`` (file in the engine's repository) and ``release``."""
+    start of the line as the engine prints it), ``source`` (file in the engine's repository) and ``release``;
+    ``status``: ``read`` (its lines give statistics) or ``recognised`` (the log is named as the engine's, and its lines
+    carry no speculative count); ``test``: for a read form, the node id of a test that reaches it through a user command
+    (``tests/...py::test_name``: ``serve --parse-log`` or ``bench --server-log`` on a log holding such a line)."""
 
     engine: str
     name: str
     example: str
     source: str
     release: str
+    status: Literal["read", "recognised"] = "read"
+    test: str = ""
 
 
 class LogField(NamedTuple):
     """One log field an adapter declares: ``status`` is ``read`` (taken from the line), ``derived`` (computed from
-    read fields; ``note`` says how) or ``ignored`` (``note`` says why)."""
+    read fields; ``note`` says how) or ``ignored`` (``note`` says why); ``test``: for a read field, the node id of a
+    test that reaches it through a user command (``serve --parse-log`` or ``bench --server-log`` on a log with it)."""
 
     name: str
     status: Literal["read", "derived", "ignored"]
     source: str
     release: str
     note: str
+    test: str = ""
 
 
 class LogSpecStat(BaseModel):

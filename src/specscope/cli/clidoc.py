@@ -64,4 +64,24 @@ def render(old: str) -> str:
         raise ValueError(f"docs/cli.md needs the lines {BEGIN} and {END}")
     lines = ["| command | option | value | meaning |", "|---|---|---|---|"]
     lines += [f"| {c} | {f} | {v} | {h} |" for c, f, v, h in option_rows()]
-    return old[: start + len(BEGIN)] + "\n" + "\n".join(lines) + "\n" + old[end:]
+    page = old[: start + len(BEGIN)] + "\n" + "\n".join(lines) + "\n" + old[end:]
+    start, end = page.find(CSV_BEGIN), page.find(CSV_END)
+    if start < 0 or end < start:
+        raise ValueError(f"docs/cli.md needs the lines {CSV_BEGIN} and {CSV_END}")
+    return page[: start + len(CSV_BEGIN)] + "\n" + csv_synonyms_text() + "\n" + page[end:]
+
+
+CSV_BEGIN = "<!-- generated: csv-synonyms -->"
+CSV_END = "<!-- end generated: csv-synonyms -->"
+
+
+def csv_synonyms_text() -> str:
+    """The names ``advise --from-csv`` reads as each of its columns (``stats/csv_cells.SYNONYMS``), one sentence, in
+    the column order of ``SYNONYMS``'s first use of each."""
+    from specscope.stats.csv_cells import SYNONYMS
+
+    by_column: dict[str, list[str]] = {}
+    for name, column in SYNONYMS.items():
+        by_column.setdefault(column, []).append(f"`{name}`")
+    parts = [f"{', '.join(names)} ({column})" for column, names in by_column.items()]
+    return "The names published tables use are read as their column, each said in a note: " + "; ".join(parts) + "."

@@ -39,20 +39,63 @@ _SPEC = "common/speculative.cpp"
 RATE = "draft acceptance rate"
 ACCEPTANCE = "draft acceptance"
 STATISTICS = "statistics"
+# command-level tests of the rows marked read (tests/test_engines_doc.py checks each)
+_TEST_0 = "tests/launch/test_engine_logs.py::test_llamacpp_requests_pool_by_counts_not_by_printed_rates"
+_TEST_1 = "tests/launch/test_engine_logs.py::test_llamacpp_trace_line_of_per_position_rates_is_read"
+_TEST_2 = "tests/launch/test_engine_logs.py::test_bench_records_the_pooled_llamacpp_log_with_its_alarm"
+_TEST_3 = (
+    "tests/launch/test_engine_logs.py::test_llamacpp_request_line_with_statistics_gives_steps_length_and_positions"
+)
 FORMS: tuple[LogForm, ...] = (
-    LogForm("llamacpp", RATE, "draft acceptance rate = R (A accepted / G generated)", _SERVER, "PR #10455 (b4200)"),
-    LogForm("llamacpp", ACCEPTANCE, "draft acceptance = R (A accepted / G generated), mean len = L", _SERVER, "2026"),
-    LogForm("llamacpp", STATISTICS, "statistics IMPL: ... #gen drafts = N, ... #gen tokens = N", _SPEC, "2025-12"),
+    LogForm(
+        "llamacpp",
+        RATE,
+        "draft acceptance rate = R (A accepted / G generated)",
+        _SERVER,
+        "PR #10455 (b4200)",
+        test=_TEST_0,
+    ),
+    LogForm(
+        "llamacpp",
+        ACCEPTANCE,
+        "draft acceptance = R (A accepted / G generated), mean len = L",
+        _SERVER,
+        "2026",
+        test=_TEST_1,
+    ),
+    LogForm(
+        "llamacpp",
+        STATISTICS,
+        "statistics IMPL: ... #gen drafts = N, ... #gen tokens = N",
+        _SPEC,
+        "2025-12",
+        test=_TEST_2,
+    ),
 )
 LOG_FIELDS: tuple[LogField, ...] = (
-    LogField("accepted", "read", _SERVER, "PR #10455", "the request's accepted draft tokens"),
-    LogField("generated", "read", _SERVER, "PR #10455", "the request's drafted tokens"),
+    LogField("accepted", "read", _SERVER, "PR #10455", "the request's accepted draft tokens", test=_TEST_1),
+    LogField("generated", "read", _SERVER, "PR #10455", "the request's drafted tokens", test=_TEST_1),
     LogField("draft acceptance rate", "ignored", _SERVER, "PR #10455", "accepted / generated, recomputed exactly"),
-    LogField("mean len / mean acceptance length", "read", _SERVER, "2026", "gives steps when nothing else does"),
-    LogField("acceptance rate per position", "read", _SERVER, "PR #24536", "per verify step, pooled by steps"),
-    LogField("acc per pos (trace line)", "read", _SERVER, "2026", "the request's per-position rates, as above"),
-    LogField("#gen drafts", "read", _SPEC, "2025-12", "slot-cumulative; differenced into the request's steps"),
-    LogField("#gen tokens", "read", _SPEC, "2025-12", "slot-cumulative; checks the difference against generated"),
+    LogField(
+        "mean len / mean acceptance length", "read", _SERVER, "2026", "gives steps when nothing else does", test=_TEST_1
+    ),
+    LogField(
+        "acceptance rate per position", "read", _SERVER, "PR #24536", "per verify step, pooled by steps", test=_TEST_3
+    ),
+    LogField(
+        "acc per pos (trace line)", "read", _SERVER, "2026", "the request's per-position rates, as above", test=_TEST_1
+    ),
+    LogField(
+        "#gen drafts", "read", _SPEC, "2025-12", "slot-cumulative; differenced into the request's steps", test=_TEST_2
+    ),
+    LogField(
+        "#gen tokens",
+        "read",
+        _SPEC,
+        "2025-12",
+        "slot-cumulative; checks the difference against generated",
+        test=_TEST_2,
+    ),
     LogField("#acc drafts", "ignored", _SPEC, "2025-12", "drafts with any token accepted: not a token count"),
     LogField("#acc tokens", "ignored", _SPEC, "2025-12", "the same count as the request line's accepted"),
     LogField("#calls / dur(b,g,a)", "ignored", _SPEC, "2025-12", "call counts and timings, not acceptance"),

@@ -49,15 +49,23 @@ def read_root(obj: Mapping[str, Any]) -> list[SpecRequest]:
 
 
 #: what this reader declares of each per-response field, as docs/engines.md's per-response table shows it
+# the command-level test of the shapes read (bench against the truth server scripted to each)
+_CLI = "tests/cli/test_per_response_shapes_cli.py::test_bench_reads_each_per_response_shape"
 FIELDS: tuple[ResponseField, ...] = (
     ResponseField(
         "b9251 (`llama-server` final chunk; xllamacpp 2026.10 server)",
         "`timings.draft_n`",
         "read",
         "`draft_tokens`",
-        "llamacpp-b9251-timings; integration `llamacpp`",
+        f"llamacpp-b9251-timings; integration `llamacpp`; CLI: `{_CLI}[llamacpp]`",
     ),
-    ResponseField("same", "`timings.draft_n_accepted`", "read", "`accepted_tokens`", "llamacpp-b9251-timings"),
+    ResponseField(
+        "same",
+        "`timings.draft_n_accepted`",
+        "read",
+        "`accepted_tokens`",
+        f"llamacpp-b9251-timings; CLI: `{_CLI}[llamacpp]`",
+    ),
     ResponseField(
         "same",
         "verify steps",
@@ -86,6 +94,7 @@ FIELDS: tuple[ResponseField, ...] = (
         '`params["speculative.n_max"]` (configured k), `n_min`, `p_min`, `speculative.types`, slot `speculative`',
         "read",
         'server facts `endpoints["/slots"]`; k in `report`\'s Servers table when every slot states one',
-        "test_trtllm_llamacpp_sources; tests/integration/test_slots_facts_bench.py",
+        "test_trtllm_llamacpp_sources; tests/integration/test_slots_facts_bench.py"
+        "::test_bench_stores_the_slots_k_and_report_shows_it",
     ),
 )

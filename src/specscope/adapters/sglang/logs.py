@@ -66,10 +66,27 @@ _TOKENIZER = "python/sglang/srt/managers/tokenizer_manager.py"
 _REQUEST_LOGGER = "python/sglang/srt/utils/request_logger.py"
 DECODE = "Decode batch accept len"
 CAPACITY = "Decode batch capacity"
+# command-level tests of the rows marked read (tests/test_engines_doc.py checks each)
+_TEST_0 = "tests/launch/test_engine_logs.py::test_sglang_windows_print_no_counts_so_the_pool_is_a_bound"
+_TEST_1 = "tests/launch/test_sglang_finish_log.py::test_bench_says_the_finish_lines_exact_counts"
+_TEST_2 = "tests/launch/test_sglang_finish_log.py::test_the_json_request_log_is_read_with_its_histogram"
+_TEST_3 = "tests/launch/test_engine_logs.py::test_bench_says_the_sglang_windows_bound_and_its_alarm_as_serve_does"
 FORMS: tuple[LogForm, ...] = (
-    LogForm("sglang", DECODE, "Decode batch. #running-req: N, ..., accept len: L[, accept rate: R]", _MIXIN, "0.4.0"),
     LogForm(
-        "sglang", CAPACITY, "Decode batch, #running-req: N, ..., token usage: U, ..., #queue-req: Q", _MIXIN, "0.4"
+        "sglang",
+        DECODE,
+        "Decode batch. #running-req: N, ..., accept len: L[, accept rate: R]",
+        _MIXIN,
+        "0.4.0",
+        test=_TEST_0,
+    ),
+    LogForm(
+        "sglang",
+        CAPACITY,
+        "Decode batch, #running-req: N, ..., token usage: U, ..., #queue-req: Q",
+        _MIXIN,
+        "0.4",
+        test=_TEST_0,
     ),
     LogForm(
         "sglang",
@@ -77,6 +94,7 @@ FORMS: tuple[LogForm, ...] = (
         "Finish: obj=GenerateReqInput(...), out={... 'meta_info': {... 'spec_verify_ct': V, ...}}",
         f"{_TOKENIZER}; later {_REQUEST_LOGGER}",
         "--log-requests; spec_verify_ct from PR #3152",
+        test=_TEST_1,
     ),
     LogForm(
         "sglang",
@@ -84,23 +102,44 @@ FORMS: tuple[LogForm, ...] = (
         '{"timestamp": ..., "event": "request.finished", "rid": ..., "obj": {...}, "out": {"meta_info": {...}}}',
         f"{_REQUEST_LOGGER} (log_utils.log_json)",
         "--log-requests-format json",
+        test=_TEST_2,
     ),
 )
 LOG_FIELDS: tuple[LogField, ...] = (
-    LogField("accept len", "read", _MIXIN, "0.4.0", "per window, two decimals; no counts printed"),
-    LogField("accept rate", "read", _MIXIN, "0.5.0", "per window; counted the bonus token before PR #23530"),
-    LogField("#running-req", "read", _MIXIN, "0.4.0", "the window's running requests"),
+    LogField("accept len", "read", _MIXIN, "0.4.0", "per window, two decimals; no counts printed", test=_TEST_0),
+    LogField(
+        "accept rate", "read", _MIXIN, "0.5.0", "per window; counted the bonus token before PR #23530", test=_TEST_0
+    ),
+    LogField("#running-req", "read", _MIXIN, "0.4.0", "the window's running requests", test=_TEST_0),
     LogField("accepted / drafted tokens", "ignored", _MIXIN, "0.4.0", "not printed: reset after each line"),
     LogField("pooled rate upper bound", "derived", _MIXIN, "0.4.0", "max over windows of rate or length bound"),
-    LogField("speculative_algorithm", "read", _ARGS_SRC, "0.4.0", "the method (NEXTN is MTP)"),
-    LogField("speculative_num_draft_tokens", "read", _ARGS_SRC, "0.4.0", "k = num_draft_tokens - 1"),
-    LogField("#running-req / #queue-req", "read", _MIXIN, "0.4.0", "capacity: running and waiting requests"),
-    LogField("token usage", "read", _MIXIN, "0.4.0", "capacity: KV pool share in use, x 100 as a percent"),
-    LogField("gen throughput (token/s)", "read", _MIXIN, "0.4.0", "capacity: tokens/s as logged"),
+    LogField("speculative_algorithm", "read", _ARGS_SRC, "0.4.0", "the method (NEXTN is MTP)", test=_TEST_3),
+    LogField("speculative_num_draft_tokens", "read", _ARGS_SRC, "0.4.0", "k = num_draft_tokens - 1", test=_TEST_3),
+    LogField(
+        "#running-req / #queue-req", "read", _MIXIN, "0.4.0", "capacity: running and waiting requests", test=_TEST_0
+    ),
+    LogField(
+        "token usage", "read", _MIXIN, "0.4.0", "capacity: KV pool share in use, x 100 as a percent", test=_TEST_0
+    ),
+    LogField("gen throughput (token/s)", "read", _MIXIN, "0.4.0", "capacity: tokens/s as logged", test=_TEST_0),
     LogField("#token / cuda graph", "ignored", _MIXIN, "0.4.0", "not a capacity or speculative figure"),
     LogField("mamba usage / swa token usage", "ignored", _MIXIN, "PR #30047", "UNREAD_POOL_USAGE: named, not read"),
-    LogField("Finish meta_info spec fields", "read", _TOKENIZER, "PR #3152", "per request, exact: per-response reader"),
-    LogField("Finish meta_info.completion_tokens", "read", _TOKENIZER, "PR #3152", "length = completion / verify ct"),
+    LogField(
+        "Finish meta_info spec fields",
+        "read",
+        _TOKENIZER,
+        "PR #3152",
+        "per request, exact: per-response reader",
+        test=_TEST_1,
+    ),
+    LogField(
+        "Finish meta_info.completion_tokens",
+        "read",
+        _TOKENIZER,
+        "PR #3152",
+        "length = completion / verify ct",
+        test=_TEST_1,
+    ),
     LogField("Finish accepted (no count printed)", "derived", _TOKENIZER, "PR #3152", "completion - spec_verify_ct"),
     LogField("Finish drafted (no count printed)", "derived", _TOKENIZER, "PR #3152", "spec_verify_ct x k"),
     LogField("Finish obj / text / output_ids", "ignored", _REQUEST_LOGGER, "PR #3152", "the request, not a count"),

@@ -170,41 +170,43 @@ def read_choice(i: int, choice: Mapping[str, Any]) -> list[SpecRequest]:
 
 
 #: what this reader declares of each per-response field, as docs/engines.md's per-response table shows it
+# the command-level test of the shapes read (bench against the truth server scripted to each)
+_CLI = "tests/cli/test_per_response_shapes_cli.py::test_bench_reads_each_per_response_shape"
 FIELDS: tuple[ResponseField, ...] = (
     ResponseField(
         "<= 0.5.9 (`tokenizer_manager.py`; public reproduction note)",
         "`meta_info.spec_accept_token_num` / `spec_draft_token_num`",
         "read",
         '`accepted_tokens` / `draft_tokens`, `engine_version` "sglang names of 0.5.9 and before"',
-        "sglang-0.5.9-names",
+        f"sglang-0.5.9-names; CLI: `{_CLI}[sglang_059]`",
     ),
     ResponseField(
         "`fill_spec_decoding_meta` (index id 55294862469)",
         "`meta_info.spec_accepted_drafts` / `spec_proposed_drafts`",
         "read",
         "as above",
-        "sglang-accepted-drafts-names",
+        f"sglang-accepted-drafts-names; CLI: `{_CLI}[sglang]`",
     ),
     ResponseField(
         "current (`fill_spec_decoding_meta`, index id 55563244339; PR #33518 payload)",
         "`meta_info.spec_num_correct_drafts` / `spec_num_proposed_drafts`",
         "read",
         "as above (the older names are aliases: `SPEC_FIELDS_DISAGREE` if they differ)",
-        "sglang-current-names-pr33518; integration `sglang`",
+        f"sglang-current-names-pr33518; integration `sglang`; CLI: `{_CLI}[sglang]`",
     ),
     ResponseField(
         "all three",
         "`meta_info.spec_verify_ct`",
         "read",
         '`verify_steps` (a reader that ignored it printed "drafts 0")',
-        "same cases",
+        f"same cases; CLI: `{_CLI}[sglang_059]`, `{_CLI}[sglang]`",
     ),
     ResponseField(
         "all three",
         "`meta_info.spec_correct_drafts_histogram` / `spec_accept_histogram`",
         "read",
         "`histogram`",
-        "sglang-current-names-pr33518",
+        f"sglang-current-names-pr33518; CLI: `{_CLI}[sglang]`",
     ),
     ResponseField(
         "all three",
@@ -240,7 +242,7 @@ FIELDS: tuple[ResponseField, ...] = (
         "`sglext.spec_tokens_details.*` (request `return_spec_tokens_details`)",
         "read",
         "as `meta_info`, shape `sglang.sglext.spec_tokens_details`",
-        "sglang-sglext-spec-tokens-details; integration `sglang_sglext`",
+        f"sglang-sglext-spec-tokens-details; integration `sglang_sglext`; CLI: `{_CLI}[sglang_sglext]`",
     ),
     ResponseField(
         "same",

@@ -22,7 +22,15 @@ __all__ = ["FORMS", "LOG_FIELDS", "read_log"]
 _SOURCE = "tensorrt_llm/_torch/pyexecutor/py_executor.py"
 ITER = "iteration log"
 FORMS: tuple[LogForm, ...] = (
-    LogForm("trtllm", ITER, "iter = N, global_rank = R, ... host_step_time = X ms, states = {...}", _SOURCE, "0.20"),
+    LogForm(
+        "trtllm",
+        ITER,
+        "iter = N, global_rank = R, ... host_step_time = X ms, states = {...}",
+        _SOURCE,
+        "0.20",
+        status="recognised",
+        test="tests/launch/test_engine_logs.py::test_trtllm_iteration_log_is_recognised_and_says_it_has_no_acceptance",
+    ),
 )
 LOG_FIELDS: tuple[LogField, ...] = (
     LogField("num_generation_tokens", "ignored", _SOURCE, "0.20", "tokens verified, drafts included: no acceptance"),

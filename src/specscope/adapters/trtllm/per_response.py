@@ -59,6 +59,8 @@ def read_choice(i: int, choice: Mapping[str, Any]) -> list[SpecRequest]:
 
 
 #: what this reader declares of each per-response field, as docs/engines.md's per-response table shows it
+# the command-level test of the shapes read (bench against the truth server scripted to each)
+_CLI = "tests/cli/test_per_response_shapes_cli.py::test_bench_reads_each_per_response_shape"
 FIELDS: tuple[ResponseField, ...] = (
     ResponseField(
         "`per_request_spec_decode_stats: true` (AIPerf TRT-LLM adapter docs, index id 68902323741;"
@@ -66,17 +68,17 @@ FIELDS: tuple[ResponseField, ...] = (
         "`choices[].speculative_decoding.total_accepted_draft_tokens`",
         "read",
         "`accepted_tokens`",
-        "trtllm-per-choice-aiperf; integration `trtllm`",
+        f"trtllm-per-choice-aiperf; integration `trtllm`; CLI: `{_CLI}[trtllm]`",
     ),
-    ResponseField("same", "`.total_draft_tokens`", "read", "`draft_tokens`", "same"),
-    ResponseField("same", "`.num_spec_steps`", "read", "`verify_steps`", "same"),
-    ResponseField("same", "`.acceptance_histogram` (dense)", "read", "`histogram`", "same"),
+    ResponseField("same", "`.total_draft_tokens`", "read", "`draft_tokens`", f"same; CLI: `{_CLI}[trtllm]`"),
+    ResponseField("same", "`.num_spec_steps`", "read", "`verify_steps`", f"same; CLI: `{_CLI}[trtllm]`"),
+    ResponseField("same", "`.acceptance_histogram` (dense)", "read", "`histogram`", f"same; CLI: `{_CLI}[trtllm]`"),
     ResponseField(
         "same",
         "`.num_spec_tokens` (null under `draft_len_schedule`)",
         "read",
         "`configured_k` (None: no fixed k)",
-        "trtllm-draft-len-schedule; integration variable k",
+        f"trtllm-draft-len-schedule; integration variable k; CLI: `{_CLI}[trtllm]`",
     ),
     ResponseField("same", "`.acceptance_rate`", "derived", "not read", "trtllm-per-choice-aiperf"),
     ResponseField(

@@ -73,10 +73,36 @@ _V0_SOURCE = "vllm/engine/metrics.py"
 V1 = "v1 SpecDecoding metrics"
 V0 = "v0 Speculative metrics"
 STARTUP = "start-up, KV-cache, config and stats lines"  # read by adapters/vllm/log_facts.py into VllmLogFacts
+# command-level tests of the rows marked read (tests/test_engines_doc.py checks each)
+_TEST_0 = "tests/launch/test_engine_logs.py::test_vllm_v1_windows_pool_the_same_through_the_adapter"
+_TEST_1 = "tests/launch/test_engine_logs.py::test_vllm_v0_restart_counts_from_zero_and_is_said"
+_TEST_2 = "tests/launch/test_cli_serve.py::test_parse_log_json_and_exit_codes"
+_TEST_3 = "tests/launch/test_engine_logs.py::test_a_vllm_log_written_by_its_json_formatter_is_read_as_its_text_form"
+_TEST_4 = "tests/launch/test_log_counts_checked.py::test_v1_rejected_count_is_cross_checked"
+_TEST_5 = "tests/launch/test_log_public_threads4.py::test_v1_first_speculative_metrics_lines_are_windows_not_v0_totals"
+_TEST_6 = "tests/launch/test_log_public_threads4.py::test_weights_of_0_7_printed_in_gb_are_read_as_the_gib_they_are"
+_TEST_7 = "tests/launch/test_engine_logs.py::test_vllm_v0_gives_the_acceptance_length_and_a_v1_comparable_rate"
+_TEST_8 = "tests/launch/test_engine_logs.py::test_vllm_v0_tokens_tokens_spelling_is_read_and_alarms"
 FORMS: tuple[LogForm, ...] = (
-    LogForm("vllm", V1, "SpecDecoding metrics: Mean acceptance length: ..., Accepted: N tokens", _V1_SOURCE, "0.8.0"),
-    LogForm("vllm", V0, "Speculative metrics: Draft acceptance rate: ..., Number of draft tokens", _V0_SOURCE, "0.4.1"),
-    LogForm("vllm", STARTUP, "Model loading took X GiB, KV cache size: N tokens, ...", _KV_UTILS, "0.6.3"),
+    LogForm(
+        "vllm",
+        V1,
+        "SpecDecoding metrics: Mean acceptance length: ..., Accepted: N tokens",
+        _V1_SOURCE,
+        "0.8.0",
+        test=_TEST_0,
+    ),
+    LogForm(
+        "vllm",
+        V0,
+        "Speculative metrics: Draft acceptance rate: ..., Number of draft tokens",
+        _V0_SOURCE,
+        "0.4.1",
+        test=_TEST_1,
+    ),
+    LogForm(
+        "vllm", STARTUP, "Model loading took X GiB, KV cache size: N tokens, ...", _KV_UTILS, "0.6.3", test=_TEST_2
+    ),
 )
 
 
@@ -118,21 +144,31 @@ _RE_NON_DEFAULT = re.compile(r"non-default args: (\{.*\})\s*$")
 #: per log field: read / derived / ignored, the file it is printed from and a release whose log shows it (the start-up
 #: rows: the release of the fixture that holds the line, see launch/logfacts' sources)
 LOG_FIELDS: tuple[LogField, ...] = (
-    LogField("Accepted: N tokens", "read", _V1_SOURCE, "0.8.0", "accepted tokens of the window"),
-    LogField("Drafted: N tokens", "read", _V1_SOURCE, "0.8.0", "drafted tokens of the window"),
-    LogField("Mean acceptance length", "read", _V1_SOURCE, "0.8.5", "kept as printed; gives the window's steps"),
+    LogField("Accepted: N tokens", "read", _V1_SOURCE, "0.8.0", "accepted tokens of the window", test=_TEST_0),
+    LogField("Drafted: N tokens", "read", _V1_SOURCE, "0.8.0", "drafted tokens of the window", test=_TEST_0),
+    LogField(
+        "Mean acceptance length", "read", _V1_SOURCE, "0.8.5", "kept as printed; gives the window's steps", test=_TEST_3
+    ),
     LogField(
         "Per-position acceptance rate",
         "read",
         _V1_SOURCE,
         "0.8.5",
         "per verify step, pooled by steps; nan (0 / 0) is absent at its index, named in a window that drafted",
+        test=_TEST_3,
     ),
-    LogField("Avg Draft acceptance rate", "read", _V1_SOURCE, "0.8.5", "kept as printed, never averaged"),
+    LogField("Avg Draft acceptance rate", "read", _V1_SOURCE, "0.8.5", "kept as printed, never averaged", test=_TEST_3),
     LogField("verify steps (V1)", "derived", _V1_SOURCE, "0.8.0", "drafted / k, else accepted / (length - 1)"),
     LogField("Accepted throughput", "ignored", _V1_SOURCE, "0.8.5", "a rate over vLLM's interval, not a count"),
     LogField("Drafted throughput", "ignored", _V1_SOURCE, "0.8.5", "a rate over vLLM's interval, not a count"),
-    LogField("Rejected: N tokens", "read", _V1_SOURCE, "main", "a cross-check of drafted - accepted (SPEC_IDENTITY)"),
+    LogField(
+        "Rejected: N tokens",
+        "read",
+        _V1_SOURCE,
+        "main",
+        "a cross-check of drafted - accepted (SPEC_IDENTITY)",
+        test=_TEST_4,
+    ),
     LogField("Effective tokens/forward", "ignored", _V1_SOURCE, "main", "the acceptance length is derived instead"),
     LogField(
         "Speculative metrics without emitted tokens",
@@ -140,33 +176,104 @@ LOG_FIELDS: tuple[LogField, ...] = (
         _V1_SOURCE,
         "PR #15151",
         "V1's first shape: one interval's accepted / draft tokens, a window",
+        test=_TEST_5,
     ),
-    LogField("Number of speculative tokens", "read", _V0_SOURCE, "0.4.1", "k: verify steps = draft tokens / k"),
-    LogField("Number of accepted tokens", "read", _V0_SOURCE, "0.4.1", "V0's own count, kept apart (see module)"),
-    LogField("Number of draft tokens", "read", _V0_SOURCE, "0.4.1", "cumulative; differenced; 'tokens tokens' too"),
-    LogField("Number of emitted tokens", "read", _V0_SOURCE, "0.4.1", "cumulative; differenced; 'tokens tokens' too"),
+    LogField(
+        "Number of speculative tokens", "read", _V0_SOURCE, "0.4.1", "k: verify steps = draft tokens / k", test=_TEST_1
+    ),
+    LogField(
+        "Number of accepted tokens",
+        "read",
+        _V0_SOURCE,
+        "0.4.1",
+        "V0's own count, kept apart (see module)",
+        test=_TEST_1,
+    ),
+    LogField(
+        "Number of draft tokens",
+        "read",
+        _V0_SOURCE,
+        "0.4.1",
+        "cumulative; differenced; 'tokens tokens' too",
+        test=_TEST_1,
+    ),
+    LogField(
+        "Number of emitted tokens",
+        "read",
+        _V0_SOURCE,
+        "0.4.1",
+        "cumulative; differenced; 'tokens tokens' too",
+        test=_TEST_1,
+    ),
     LogField("acceptance length (V0)", "derived", _V0_SOURCE, "0.4.1", "Δemitted / steps"),
     LogField("accepted, V1-comparable (V0)", "derived", _V0_SOURCE, "0.4.1", "Δemitted - steps"),
-    LogField("Draft acceptance rate (V0)", "read", _V0_SOURCE, "0.4.1", "V0's accepted / drafted as printed"),
-    LogField("System efficiency", "read", _V0_SOURCE, "0.4.1", "kept as printed"),
-    LogField("Model loading took X GiB", "read", _LOADER, "0.8.5, 0.20.0", "weights_loaded_gib, model_loading_s"),
+    LogField(
+        "Draft acceptance rate (V0)", "read", _V0_SOURCE, "0.4.1", "V0's accepted / drafted as printed", test=_TEST_1
+    ),
+    LogField("System efficiency", "read", _V0_SOURCE, "0.4.1", "kept as printed", test=_TEST_1),
+    LogField(
+        "Model loading took X GiB",
+        "read",
+        _LOADER,
+        "0.8.5, 0.20.0",
+        "weights_loaded_gib, model_loading_s",
+        test=_TEST_2,
+    ),
     LogField(
         "Loading model weights took X GB",
         "read",
         "vllm/worker/model_runner.py, vllm/v1/worker/gpu_model_runner.py",
         "0.7",
         "weights_loaded_gib: bytes / 2**30, GiB whatever the label",
+        test=_TEST_6,
     ),
-    LogField("Available KV cache memory", "read", _WORKER, "0.20.0", "available_kv_cache_memory_gib"),
-    LogField("KV cache size: N tokens", "read", _KV_UTILS, "0.20.0, 0.32", "kv_cache_size_tokens, kv_cache_device"),
-    LogField("Maximum concurrency for L tokens", "read", _KV_UTILS, "0.20.0", "max_concurrency_requests at L"),
-    LogField("# GPU blocks: N", "read", _V0_EXECUTOR, "0.6.3", "gpu_blocks (V0; 0.7 V1)"),
-    LogField("Resolved architecture", "read", "vllm/config/model.py", "0.20.0", "architectures (drafter second)"),
-    LogField("SpeculativeConfig(...)", "read", "vllm/config/speculative.py", "0.6.3, 0.20.0", "method, model, k"),
-    LogField("non-default args", "read", _API_UTILS, "0.20.0", "speculative config, lengths, dp"),
-    LogField("Running / Waiting reqs, KV cache usage", "read", "vllm/v1/metrics/loggers.py", "0.20.0", "stats series"),
+    LogField("Available KV cache memory", "read", _WORKER, "0.20.0", "available_kv_cache_memory_gib", test=_TEST_2),
+    LogField(
+        "KV cache size: N tokens",
+        "read",
+        _KV_UTILS,
+        "0.20.0, 0.32",
+        "kv_cache_size_tokens, kv_cache_device",
+        test=_TEST_0,
+    ),
+    LogField(
+        "Maximum concurrency for L tokens", "read", _KV_UTILS, "0.20.0", "max_concurrency_requests at L", test=_TEST_0
+    ),
+    LogField("# GPU blocks: N", "read", _V0_EXECUTOR, "0.6.3", "gpu_blocks (V0; 0.7 V1)", test=_TEST_7),
+    LogField(
+        "Resolved architecture",
+        "read",
+        "vllm/config/model.py",
+        "0.20.0",
+        "architectures (drafter second)",
+        test=_TEST_2,
+    ),
+    LogField(
+        "SpeculativeConfig(...)",
+        "read",
+        "vllm/config/speculative.py",
+        "0.6.3, 0.20.0",
+        "method, model, k",
+        test=_TEST_8,
+    ),
+    LogField("non-default args", "read", _API_UTILS, "0.20.0", "speculative config, lengths, dp", test=_TEST_0),
+    LogField(
+        "Running / Waiting reqs, KV cache usage",
+        "read",
+        "vllm/v1/metrics/loggers.py",
+        "0.20.0",
+        "stats series",
+        test=_TEST_8,
+    ),
     LogField("Prefix cache hit rate", "ignored", "vllm/v1/metrics/loggers.py", "0.20.0", "not a capacity figure"),
-    LogField("Setting attention block size", "read", "vllm/model_executor/models/config.py", "0.20.0", "block size"),
+    LogField(
+        "Setting attention block size",
+        "read",
+        "vllm/model_executor/models/config.py",
+        "0.20.0",
+        "block size",
+        test=_TEST_2,
+    ),
 )
 
 

