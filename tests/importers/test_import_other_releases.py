@@ -140,3 +140,17 @@ def test_an_aiperf_fixed_schedule_replay_is_refused_as_having_no_single_level(tm
     assert code == 2, err
     assert "a trace replay has no single level" in err and "input.fixed_schedule" in err
     assert not (tmp_path / "run").exists()
+
+
+def test_an_sglang_line_at_an_infinite_rate_sends_num_prompts_at_once(tmp_path, capsys, monkeypatch):
+    """A 2024 bench_serving line (``timestampe``, ``num_prompts`` 100, ``request_rate`` Infinity, no
+    ``max_concurrency``, no per-request arrays) sent all 100 prompts at once; 98 completed. The import took the level
+    from ``completed`` (N=98), a count of successes, not of what was sent. Right: N=100, as vLLM's ``num_prompts`` is
+    read."""
+    path = DATA / "imports" / "sglang_2024_num_prompts_inf.jsonl"
+    run = tmp_path / "run"
+    code, out, err = cli(["import", path, "--config", "base", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "N=100" in out
+    (cell,) = report_json(run)["cells"]
+    assert cell["concurrency"] == 100
