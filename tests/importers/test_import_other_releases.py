@@ -12,6 +12,7 @@ import math
 import pytest
 
 from clirun import cli
+from paths import DATA
 from report_cli import report_json
 
 
@@ -127,3 +128,29 @@ def test_json_of_no_known_shape_is_refused_naming_the_shapes_tried(tmp_path, cap
     assert code == 2 and "shapes tried" in err
     assert all(s in err for s in ("vllm-bench-serve", "sglang-bench-serving", "aiperf-profile-export"))
     assert "Traceback" not in err and not run.exists()
+
+
+def test_an_aiperf_fixed_schedule_replay_is_refused_as_having_no_single_level(tmp_path, capsys, monkeypatch):
+    """AIPerf 0.1.1 (``aiperf/common/config/user_config.py`` ``validate_timing_mode``) replays a trace at its own
+    timestamps when ``input.fixed_schedule`` is set, and then sets no concurrency: the summary's ``input_config`` holds
+    ``input.fixed_schedule: true`` and no ``loadgen``. The import called it a closed loop of 1 (N=1). Right: refused,
+    as a trace replay of the other tools is (no single level)."""
+    path = DATA / "imports" / "aiperf_0.1.1_fixed_schedule.json"
+    code, _, err = cli(["import", path, "--config", "base", "--out", tmp_path / "run"], capsys, monkeypatch, tmp_path)
+    assert code == 2, err
+    assert "a trace replay has no single level" in err and "input.fixed_schedule" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_sglang_line_at_an_infinite_rate_sends_num_prompts_at_once(tmp_path, capsys, monkeypatch):
+    """A 2024 bench_serving line (``timestampe``, ``num_prompts`` 100, ``request_rate`` Infinity, no
+    ``max_concurrency``, no per-request arrays) sent all 100 prompts at once; 98 completed. The import took the level
+    from ``completed`` (N=98), a count of successes, not of what was sent. Right: N=100, as vLLM's ``num_prompts`` is
+    read."""
+    path = DATA / "imports" / "sglang_2024_num_prompts_inf.jsonl"
+    run = tmp_path / "run"
+    code, out, err = cli(["import", path, "--config", "base", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "N=100" in out
+    (cell,) = report_json(run)["cells"]
+    assert cell["concurrency"] == 100

@@ -33,7 +33,9 @@ tests/data/imports/aiperf_spec_r0.json: another window, not named in the file), 
 total over the benchmark duration, the definition of every other cell.
 
 Load: ``loadgen.request_rate`` set is an open loop (``arrival_pattern``, default Poisson), capped at
-``loadgen.concurrency`` when set; else ``loadgen.concurrency`` N is a closed loop of N.
+``loadgen.concurrency`` when set; else ``loadgen.concurrency`` N is a closed loop of N. A fixed-schedule run
+(``input.fixed_schedule`` true: AIPerf 0.1.1's ``validate_timing_mode`` in ``aiperf/common/config/user_config.py``
+sends each request at its trace timestamp and sets no concurrency) has no single level and is refused.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from specscope.errors import ConfigError
 from specscope.importers.record import (
     Imported,
     Load,
@@ -120,7 +123,17 @@ def load_of(cfg: Mapping[str, Any]) -> Load:
 
     Raises:
         BadFigure: a request rate or concurrency that is not one (NaN, 0, 2.5 streams...).
+        ConfigError: a fixed-schedule replay (``input.fixed_schedule``: the trace's own timestamps, no one level).
     """
+    inp = cfg.get("input")
+    if isinstance(inp, Mapping) and inp.get("fixed_schedule") is True:
+        raise ConfigError(
+            "a trace replay has no single level",
+            found="input_config.input.fixed_schedule = true (aiperf profile --fixed-schedule: each request sent at "
+            "its trace timestamp)",
+            expected="a run at one load: loadgen.concurrency, or loadgen.request_rate",
+            fix="import runs made at one concurrency or rate (aiperf profile --concurrency N or --request-rate R)",
+        )
     lg = _loadgen(cfg)
     key = "request_rate" if lg.get("request_rate") is not None else "rate"
     per_s, conc = rate(lg.get(key), f"loadgen.{key}"), level(lg.get("concurrency"), "loadgen.concurrency")

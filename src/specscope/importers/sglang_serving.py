@@ -14,7 +14,8 @@ the per-request arrays follow: ``input_lens``, ``output_lens``, ``ttfts`` (s), `
 
 Load: a finite ``request_rate`` is an open loop with Poisson arrivals, capped at ``max_concurrency`` when set;
 ``inf`` with ``max_concurrency`` N is a closed loop of N; ``inf`` without one sends everything at once (N = the
-number of requests, ``completed`` plus the errors it lists). Later versions write ``request_rate`` ``"trace"`` for a
+line's ``num_prompts`` where it has one, else the number of requests, ``completed`` plus the errors it lists:
+``completed`` counts the successes only). Later versions write ``request_rate`` ``"trace"`` for a
 replay at the trace's own timestamps (``--use-trace-timestamps``): no single level, refused.
 """
 
@@ -112,7 +113,11 @@ def _load(doc: Mapping[str, Any], n_requests: int) -> Load:
     per_s, cap = rate(doc.get("request_rate"), "request_rate"), level(doc.get("max_concurrency"), "max_concurrency")
     if per_s is not None:
         return Load(concurrency=cap, rate_per_s=per_s, arrival="poisson")
-    return Load(concurrency=cap if cap is not None else max(n_requests, 1))
+    if cap is not None:
+        return Load(concurrency=cap)
+    # every request sent at once: the prompts the line says it sent (2024's lines write num_prompts), else those it
+    # counts (completed plus the errors it lists)
+    return Load(concurrency=level(doc.get("num_prompts"), "num_prompts") or max(n_requests, 1))
 
 
 def parse(doc: Mapping[str, Any]) -> Imported:
