@@ -60,7 +60,8 @@ __all__ = ["KNOWN_FAMILY", "KNOWN_KEYS", "SHAPE", "TOOL", "load_of", "model_of",
 
 SHAPE = "aiperf-profile-export"
 TOOL = "aiperf profile"
-_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0, "seconds": 1.0}
+#: seconds per unit as AIPerf writes a metric's ``unit`` (both its summary and its per-request records)
+UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0, "seconds": 1.0}
 
 
 def _metric(doc: Mapping[str, Any], tag: str) -> Mapping[str, Any] | None:
@@ -101,7 +102,7 @@ def _stat(doc: Mapping[str, Any], tag: str, stat: str, *, seconds: bool = False)
     v = num(m, stat)
     if v is None or not seconds:
         return v
-    scale = _SECONDS.get(str(m["unit"]).lower())
+    scale = UNIT_SECONDS.get(str(m["unit"]).lower())
     return None if scale is None else v * scale
 
 
@@ -228,7 +229,7 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         BadFigure: a total or load that is not what its field means (NaN, a string, a fraction of a request...).
     """
     duration = _metric(doc, "benchmark_duration")
-    scale = _SECONDS.get(str(duration["unit"]).lower()) if duration is not None else None
+    scale = UNIT_SECONDS.get(str(duration["unit"]).lower()) if duration is not None else None
     facts: dict[str, Any] = {
         "tool": TOOL,
         "shape": SHAPE,

@@ -48,7 +48,6 @@ SHAPE = "aiperf-profile-records"
 TOOL = aiperf_export.TOOL
 #: the summary AIPerf writes into the same artifact folder, read for the load
 SUMMARY = "profile_export_aiperf.json"
-_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0, "seconds": 1.0}
 
 #: a line's keys (``MetricRecordInfo``); the engine-neutral per-request acceptance a later release adds is left out
 _KNOWN = frozenset({"metadata", "metrics", "error", "trace_data", "spec_decode_acceptance"})
@@ -73,7 +72,7 @@ def _value(metrics: Mapping[str, Any], tag: str, *, seconds: bool = False) -> fl
     v = num(m, "value")
     if v is None or not seconds:
         return v
-    scale = _SECONDS.get(str(m.get("unit")).lower())
+    scale = aiperf_export.UNIT_SECONDS.get(str(m.get("unit")).lower())
     return None if scale is None else v * scale
 
 
