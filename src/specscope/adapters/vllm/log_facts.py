@@ -5,7 +5,7 @@ The failure signatures and the file are read in :mod:`specscope.launch.logfacts`
 Lines are matched by regex search anywhere in the line, so docker / compose prefixes
 (``qwen3-1  | (VllmWorker rank=0 pid=105) INFO ...``) and timestamps do not matter.
 
-Wordings handled, with their sources (see ../shared/fixtures/SOURCES.md):
+Wordings handled, with their sources (see tests/data/SOURCES.md and the engine logs it lists):
 
 - ``Resolved architecture: X`` (vllm/config/model.py); the MTP drafter appears as a second one.
 - ``Model loading took 18.41 GiB memory and 10.177328 seconds`` (v0.20+) and the older
