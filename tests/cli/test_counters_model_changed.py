@@ -26,6 +26,28 @@ def _run(tmp_path: Path, after: str, capsys, monkeypatch, *extra: str) -> tuple[
     return cli(["counters", BEFORE, path, *extra], capsys, monkeypatch, tmp_path)
 
 
+def test_another_model_is_no_swap(tmp_path, capsys, monkeypatch):
+    after = 'vllm:generation_tokens_total{model_name="other"} 1'
+    code, out, err = _run(tmp_path, after, capsys, monkeypatch, "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["reasons"] == [f"ENGINE_VANISHED({OLD})", 'ENGINE_UNKNOWN_START({model_name="other"})']
+    assert doc["statement"] == f"model unloaded or engine stopped ({OLD}: every series gone after the window)"
+    assert sorted(doc["engines"]) == sorted([OLD, '{model_name="other"}'])
+    code, out, err = _run(tmp_path, after, capsys, monkeypatch)
+    assert code == 0 and "swapped" not in out + err
+    assert f"series {OLD}: vanished: no series in the after scrape (left out; not a restart)" in out
+    assert 'series {model_name="other"}: new, start unknown' in out
+
+
+def test_another_model_with_an_extra_label(tmp_path, capsys, monkeypatch):
+    after = 'vllm:generation_tokens_total{model_name="other",engine="0"} 1'
+    code, out, err = _run(tmp_path, after, capsys, monkeypatch, "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["reasons"] == [f"ENGINE_VANISHED({OLD})", 'ENGINE_UNKNOWN_START({engine="0",model_name="other"})']
+
+
 def test_the_unlabelled_set_is_named_server(tmp_path, capsys, monkeypatch):
     after = f'vllm:generation_tokens_total{{model_name="{MODEL}",engine="0"}} 1'
     code, out, err = _run(tmp_path, after, capsys, monkeypatch, "--format", "json")

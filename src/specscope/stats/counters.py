@@ -60,6 +60,7 @@ __all__ = [
     "counters_delta",
     "series_reasons",
     "SERVER_SET",
+    "named_by_model",
     "short_series_names",
     "spec_window",
     "sum_counters",
@@ -263,6 +264,16 @@ def _started_in_window(new: SpecCounters, before: SpecCounters) -> bool:
     """A series set absent before counts from 0 only when its ``*_created`` is later than every one of the before
     scrape (which was taken after each of them)."""
     return new.created is not None and before.created is not None and new.created > before.created
+
+
+def named_by_model(snap: SpecCounters, models: frozenset[str], others: frozenset[str]) -> SpecCounters:
+    """``snap`` with its one unnamed series set named by its model (``{model_name="m"}``) when its scrape names one
+    model and the other scrape names models, none of them this one: another model's counters are no continuation of
+    this one's, so a count lower after is no restart and no swap: this model's set vanished, the other's is new
+    (:func:`counters_delta`). Any other snapshot as it is."""
+    if snap.engines or len(models) != 1 or not others or models & others:
+        return snap
+    return dataclasses.replace(snap, engines={series_selector([("model_name", next(iter(models)))]): snap})
 
 
 def counters_delta(before: SpecCounters, after: SpecCounters) -> SpecCounters:
