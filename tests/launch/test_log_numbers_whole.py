@@ -70,3 +70,25 @@ def test_a_log_of_only_unreadable_lines_is_recognised(tmp_path, capsys, monkeypa
     assert code == 0, err
     assert "LOG_LINE_UNREADABLE(line 1:" in out
     assert "recognises" not in err
+
+
+SGLANG = (
+    "[2026-03-02 08:01:{s:02d} TP0] Decode batch. #running-req: 2, #token: 4096, token usage: 0.02, accept len: "
+    "{length}, accept rate: {rate}, cuda graph: True, gen throughput (token/s): 180.00, #queue-req: 0\n"
+)
+
+
+def test_sglang_decode_line_numbers_are_read_whole(tmp_path, capsys, monkeypatch):
+    """SGLang prints ``accept len: {:.2f}``, ``accept rate: {:.2f}``: 2.5e3 was read as 2.5, 1e400 as 1 (100.0 %)."""
+    text = "".join(
+        SGLANG.format(s=s, length=length, rate=rate)
+        for s, length, rate in ((0, "2.5e3", "0.60"), (10, "2.80", "1e400"), (20, "2.80", "0.60"))
+    )
+    facts = _facts(tmp_path, text, capsys, monkeypatch)
+    assert _warnings(facts) == [
+        "LOG_LINE_UNREADABLE(line 1: accept_length '2.5e3' is not a number as the engine prints it (fixed-point "
+        "digits); the line gives no statistic)",
+        "LOG_LINE_UNREADABLE(line 2: accept_rate '1e400' is not a number as the engine prints it (fixed-point "
+        "digits); the line gives no statistic)",
+    ]
+    assert [s["line_number"] for s in facts["engine_logs"][0]["stats"]] == [3]
