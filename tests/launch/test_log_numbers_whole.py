@@ -92,3 +92,26 @@ def test_sglang_decode_line_numbers_are_read_whole(tmp_path, capsys, monkeypatch
         "digits); the line gives no statistic)",
     ]
     assert [s["line_number"] for s in facts["engine_logs"][0]["stats"]] == [3]
+
+
+LLAMA = (
+    "slot print_timing: id  0 | task {t} | draft acceptance = 0.75000 (    {acc} accepted /   4 generated), "
+    "mean len = {n}\n"
+)
+
+
+def test_llamacpp_request_line_numbers_are_read_whole(tmp_path, capsys, monkeypatch):
+    """llama.cpp prints ``mean len = %5.2f``: ``2.5e3`` was read as 2.5; a 5,000-digit count dropped its line
+    unnamed."""
+    text = "".join(
+        LLAMA.format(t=t, acc=acc, n=n)
+        for t, acc, n in ((0, "3", " 2.5e3"), (1, "9" * 5000, " 1.75"), (2, "3", " 1.75"))
+    )
+    facts = _facts(tmp_path, text, capsys, monkeypatch)
+    assert _warnings(facts) == [
+        "LOG_LINE_UNREADABLE(line 1: mean len '2.5e3' is not a number as the engine prints it (fixed-point digits); "
+        "the line gives no statistic)",
+        "LOG_LINE_UNREADABLE(line 2: accepted '99999999999999999999'... (5,000 characters) is beyond a 64-bit count; "
+        "the line gives no statistic)",
+    ]
+    assert [s["line_number"] for s in facts["engine_logs"][0]["stats"]] == [3]

@@ -42,6 +42,7 @@ __all__ = [
     "forms_tried",
     "line_facts",
     "line_unreadable",
+    "read_as",
     "log_summaries",
     "read_engine_logs",
     "split_log_lines",
@@ -65,11 +66,21 @@ def line_facts(rows: Sequence[LineFact], line: str) -> dict[str, Any]:
         if m := regex.search(line):
             matched = [g for g in m.groups() if g is not None]
             for (name, convert), text in zip(fields, matched, strict=True):
-                try:
-                    out[name] = convert(text)
-                except ValueError as exc:
-                    raise ValueError(f"{name} {_shown(text)} is {_reason(exc)}") from None
+                out[name] = read_as(name, convert, text)
     return out
+
+
+def read_as(name: str, convert: Callable[[str], Any], text: str) -> Any:
+    """``convert(text)``, the value of field ``name`` of a log line.
+
+    Raises:
+        ValueError: ``convert`` refuses the text; the message names the field and the text (first 20 characters), as
+            :func:`line_unreadable` quotes it.
+    """
+    try:
+        return convert(text)
+    except ValueError as exc:
+        raise ValueError(f"{name} {_shown(text)} is {_reason(exc)}") from None
 
 
 #: a printed number's whole text, up to the separator that follows it (a comma, a space, ``%``, a bracket, a sentence's
