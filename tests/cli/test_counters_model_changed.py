@@ -38,6 +38,7 @@ def test_another_model_is_no_swap(tmp_path, capsys, monkeypatch):
     assert code == 0 and "swapped" not in out + err
     assert f"series {OLD}: vanished: no series in the after scrape (left out; not a restart)" in out
     assert 'series {model_name="other"}: new, start unknown' in out
+    assert "acceptance (no series set counted over the window): rate —  length —  k —" in out
 
 
 def test_another_model_with_an_extra_label(tmp_path, capsys, monkeypatch):
