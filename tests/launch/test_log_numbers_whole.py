@@ -115,3 +115,14 @@ def test_llamacpp_request_line_numbers_are_read_whole(tmp_path, capsys, monkeypa
         "the line gives no statistic)",
     ]
     assert [s["line_number"] for s in facts["engine_logs"][0]["stats"]] == [3]
+
+
+def test_sglang_other_pool_share_is_named_as_written(tmp_path, capsys, monkeypatch):
+    """``mamba usage: 8e-1`` was named as its prefix ``8``; it is named as written."""
+    line = SGLANG.format(s=0, length="2.80", rate="0.60").replace("#queue-req", "mamba usage: 8e-1, #queue-req")
+    facts = _facts(tmp_path, line, capsys, monkeypatch)
+    pool = [w for w in facts["engine_logs"][0]["warnings"] if w.startswith("UNREAD_POOL_USAGE")]
+    assert pool == [
+        "UNREAD_POOL_USAGE(mamba usage: 8e-1 (line 1, the fullest): a hybrid model's other pool, not read; the KV "
+        "usage figures are the full-attention pool's 'token usage')"
+    ]

@@ -132,7 +132,7 @@ _RE_USAGE = re.compile(rf"\btoken usage: {FIXED}")
 _RE_GEN = re.compile(rf"gen throughput \(token/s\): {FIXED}")
 # a hybrid model's other pools on the decode-batch line (sglang PR #30047: "full token usage: 0.74, mamba num: 160,
 # mamba usage: 0.80"): "token usage" reads the full-attention pool; these shares are named, never dropped
-_RE_OTHER_POOL = re.compile(r"\b((?:mamba|swa token) usage): ([\d.]+)")
+_RE_OTHER_POOL = re.compile(rf"\b((?:mamba|swa token) usage): {FIXED}")
 _RE_STAMP = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 _RE_SERVER_ARGS = re.compile(r"server_args=ServerArgs\(")
 _ARGS = {
@@ -260,9 +260,9 @@ def _unread_pools(lines: Sequence[str]) -> list[str]:
             continue
         for m in _RE_OTHER_POOL.finditer(line):
             try:
-                value = float(m.group(2))
-            except ValueError:
-                continue
+                value = fixed(m.group(2))
+            except ValueError:  # not a share as SGLang prints it ({:.2f}): still named, as written, below any share
+                value = -1.0
             if m.group(1) not in fullest or value > fullest[m.group(1)][0]:
                 fullest[m.group(1)] = (value, m.group(2), index + 1)
     return [
