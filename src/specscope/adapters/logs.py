@@ -35,9 +35,14 @@ __all__ = [
     "LogSpecStat",
     "MAX_COUNT",
     "StatsSample",
+    "FIXED",
     "count",
+    "fixed",
+    "fixed_or_nan",
     "forms_tried",
     "line_facts",
+    "line_unreadable",
+    "read_as",
     "log_summaries",
     "read_engine_logs",
     "split_log_lines",
@@ -51,13 +56,72 @@ LineFact = tuple[re.Pattern[str], tuple[tuple[str, Callable[[str], Any]], ...]]
 
 def line_facts(rows: Sequence[LineFact], line: str) -> dict[str, Any]:
     """Field -> value for every row of ``rows`` whose regex matches ``line``: the row's fields take, in order, the
-    groups that matched (an alternation's other groups are None and skipped), each through its converter."""
+    groups that matched (an alternation's other groups are None and skipped), each through its converter.
+
+    Raises:
+        ValueError: a value its converter refuses, the message naming the field and the text (first 20 characters).
+    """
     out: dict[str, Any] = {}
     for regex, fields in rows:
         if m := regex.search(line):
             matched = [g for g in m.groups() if g is not None]
-            out.update((name, convert(text)) for (name, convert), text in zip(fields, matched, strict=True))
+            for (name, convert), text in zip(fields, matched, strict=True):
+                out[name] = read_as(name, convert, text)
     return out
+
+
+def read_as(name: str, convert: Callable[[str], Any], text: str) -> Any:
+    """``convert(text)``, the value of field ``name`` of a log line.
+
+    Raises:
+        ValueError: ``convert`` refuses the text; the message names the field and the text (first 20 characters), as
+            :func:`line_unreadable` quotes it.
+    """
+    try:
+        return convert(text)
+    except ValueError as exc:
+        raise ValueError(f"{name} {_shown(text)} is {_reason(exc)}") from None
+
+
+#: a printed number's whole text, up to the separator that follows it (a comma, a space, ``%``, a bracket, a sentence's
+#: closing period: vLLM V0's line ends ``Number of emitted tokens: 10616.``): captured whole so that ``1e400`` or
+#: ``2.5e3`` is read (and refused by :func:`fixed` or :func:`count`) as it is written, never as its prefix
+FIXED = r"([^\s,%()\[\]]+?)\.?(?=[\s,%()\[\]]|$)"
+_RE_FIXED = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _shown(text: str) -> str:
+    """A value's text as a warning quotes it: its first 20 characters and its length when longer."""
+    return repr(text) if len(text) <= 20 else f"{text[:20]!r}... ({len(text):,} characters)"
+
+
+def _reason(exc: ValueError) -> str:
+    """Why a converter refused a value, as a warning's words."""
+    return str(exc) if str(exc).startswith(("not ", "beyond ")) else "not a number as the engine prints it"
+
+
+def fixed(text: str) -> float:
+    """A number as engines print it in their log lines: fixed-point digits (C's ``%d`` / ``%.2f``, Python's
+    ``f"{x:.3f}"``); vLLM's speculative line (vllm/v1/spec_decode/metrics.py) and SGLang's decode line print nothing
+    else.
+
+    Raises:
+        ValueError: anything else (an exponent, a sign, a second point): the line is unreadable, never its prefix read.
+    """
+    if not _RE_FIXED.fullmatch(text):
+        raise ValueError("not a number as the engine prints it (fixed-point digits)")
+    return float(text)
+
+
+def fixed_or_nan(text: str) -> float:
+    """:func:`fixed`, or ``nan`` as Python and C print 0 / 0 (a rate of nothing; its reader decides what it means)."""
+    return math.nan if text == "nan" else fixed(text)
+
+
+def line_unreadable(line_number: int, exc: ValueError) -> str:
+    """The warning of a line an adapter recognises (its form matched) but whose number it cannot read
+    (:func:`line_facts`' message): ``LOG_LINE_UNREADABLE``; the line gives no statistic, the rest of the log is read."""
+    return f"LOG_LINE_UNREADABLE(line {line_number}: {str(exc)[:120]}; the line gives no statistic)"
 
 
 #: the largest count a log line can hold: engines keep their counters in 64-bit integers
@@ -88,9 +152,12 @@ def count(text: str) -> int:
     Raises:
         ValueError: not digits, or beyond :data:`MAX_COUNT` (no engine counts that far: the line is unreadable).
     """
-    value = int(text.replace(",", ""))
+    digits = text.replace(",", "")
+    if len(digits) > len(str(MAX_COUNT)):  # before int(): 5,000 digits are refused here, not by int()'s own limit
+        raise ValueError("beyond a 64-bit count")
+    value = int(digits)
     if not 0 <= value <= MAX_COUNT:
-        raise ValueError(f"count out of range: {text[:20]}")
+        raise ValueError("beyond a 64-bit count")
     return value
 
 

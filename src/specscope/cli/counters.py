@@ -43,6 +43,9 @@ if TYPE_CHECKING:
     from specscope.adapters.drained import DrainedSlice
     from specscope.records import SpecCounters
 
+    #: one file read: its counters or drained slice, process start time (Unix s) and the models its samples name
+    _Loaded = tuple[SpecCounters | DrainedSlice, float | None, frozenset[str]]
+
 _SCRAPE = (
     "a /metrics scrape saved as Prometheus text with an engine's counters (docs/engines.md), or a JSON metrics body"
 )
@@ -115,16 +118,16 @@ def _json_error(text: str) -> str | None:
     return None
 
 
-def _load(path: Path, max_bytes: int) -> tuple[SpecCounters | DrainedSlice, float | None]:
-    """The counters of one saved scrape file and its process start time (Unix s, None when absent), or the drained
-    slice of a saved JSON metrics body (no start time).
+def _load(path: Path, max_bytes: int) -> tuple[SpecCounters | DrainedSlice, float | None, frozenset[str]]:
+    """The counters of one saved scrape file, its process start time (Unix s, None when absent) and the models its
+    samples name (``model_name``), or the drained slice of a saved JSON metrics body (no start time, no models).
 
     Raises:
         ConfigError: unreadable, not a regular file, above ``max_bytes``, neither Prometheus text nor a JSON body an
             adapter reads, or neither a speculative / generation counter nor a speculative gauge in it (a
             scrape of gauges only is read: its state says so).
     """
-    from specscope.client.metrics import NOT_PROMETHEUS_TEXT, parse_metrics, read_json_body
+    from specscope.client.metrics import NOT_PROMETHEUS_TEXT, parse_metrics, read_json_body, scrape_models
 
     text = _read(path, max_bytes)
     try:
@@ -134,7 +137,7 @@ def _load(path: Path, max_bytes: int) -> tuple[SpecCounters | DrainedSlice, floa
             f"{path} is JSON that no engine adapter reads", found=exc.found, expected=exc.expected, fix=_SAVE
         ) from None
     if piece is not None:
-        return piece, None
+        return piece, None, frozenset()
     try:
         snap = parse_metrics(text)
     except MetricsUnavailable as exc:
@@ -152,7 +155,7 @@ def _load(path: Path, max_bytes: int) -> tuple[SpecCounters | DrainedSlice, floa
             expected=_SCRAPE,
             fix=_SAVE,
         )
-    return snap, _process_start_s(text)
+    return snap, _process_start_s(text), scrape_models(text)
 
 
 def _drained_pair(
@@ -271,10 +274,8 @@ def _refuse_two_engines(before: SpecCounters, after: SpecCounters, names: tuple[
     )
 
 
-def _load_both(
-    before: Path, after: Path, max_bytes: int, timeout_s: float
-) -> tuple[tuple[SpecCounters | DrainedSlice, float | None], tuple[SpecCounters | DrainedSlice, float | None]]:
-    """Both files' counters (or drained slices) and process start times, parsed within ``timeout_s`` seconds.
+def _load_both(before: Path, after: Path, max_bytes: int, timeout_s: float) -> tuple[_Loaded, _Loaded]:
+    """Both files' counters (or drained slices), process start times and models, parsed within ``timeout_s`` s.
 
     Raises:
         ConfigError: see :func:`_load`; or the parse took longer than ``timeout_s``.
@@ -296,13 +297,17 @@ def counters_pair_doc(
     after: SpecCounters | DrainedSlice,
     names: tuple[Path, Path],
     start_s: tuple[float | None, float | None] = (None, None),
+    models: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
 ) -> dict[str, Any]:
-    """The counters document of two readings: two scrapes (refused when swapped), or two drained slices (the
-    window is AFTER's; ``drained`` says so and the slices' reasons join ``reasons``)."""
+    """The counters document of two readings: two scrapes (refused when swapped; a scrape of one model against one of
+    others is that model's set vanishing and the others' appearing, :func:`~specscope.stats.counters.named_by_model`),
+    or two drained slices (the window is AFTER's; ``drained`` says so and the slices' reasons join ``reasons``)."""
     from specscope.records import SpecCounters
+    from specscope.stats.counters import named_by_model
     from specscope.stats.counters_doc import counters_doc
 
     if isinstance(before, SpecCounters) and isinstance(after, SpecCounters):
+        before, after = named_by_model(before, *models), named_by_model(after, *models[::-1])
         _refuse_two_engines(before, after, names)
         _refuse_swapped(before, after, names, start_s)
         return counters_doc(before, after, start_s)
@@ -349,10 +354,10 @@ def register(app: typer.Typer) -> None:
                 expected="a size of at least 1 byte, e.g. 8MiB",
                 fix="give --max-bytes a whole size, e.g. --max-bytes 8MiB",
             )
-        (b, b_start), (a, a_start) = _load_both(
+        (b, b_start, b_models), (a, a_start, a_models) = _load_both(
             before, after, int(limit), parse_duration_s(timeout, "--timeout", bounds=TIMEOUT_BOUNDS_S)
         )
-        doc = counters_pair_doc(b, a, (before, after), (b_start, a_start))
+        doc = counters_pair_doc(b, a, (before, after), (b_start, a_start), (b_models, a_models))
         fmt, out = report_target(format, output, TEXT_JSON, reads=(before, after))
         emit(dumps_strict(doc, indent=2) if fmt == "json" else _drained_line(doc) + counters_text(doc), out)
         if doc["alarms"] or doc["inconsistencies"]:

@@ -348,6 +348,24 @@ _Identity = tuple[tuple[str, str], ...]
 _Sample = tuple[str, int, EngineNames, dict[str, str], float]
 
 
+def scrape_models(text: str) -> frozenset[str]:
+    """The ``model_name`` values on the engine samples of a scrape (the names :func:`parse_metrics` reads); empty when
+    none carries one or the text is no Prometheus text (:func:`parse_metrics` says why)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    prefixes = tuple(prometheus_tables())
+    try:
+        families = _bounded_families(text_string_to_metric_families(text))
+    except (ValueError, TypeError, IndexError, OverflowError, MetricsUnavailable):
+        return frozenset()
+    return frozenset(
+        model
+        for fam in families
+        for sample in fam.samples
+        if sample.name.startswith(prefixes) and (model := sample.labels.get("model_name")) is not None
+    )
+
+
 def _one_per_copy_group(samples: list[_Sample]) -> tuple[list[_Sample], list[str]]:
     """The samples to read, in scrape order, and the named reasons (``RANK_COPIES_DIFFER``) for copies that disagree.
 

@@ -59,6 +59,8 @@ __all__ = [
     "counter_checks",
     "counters_delta",
     "series_reasons",
+    "SERVER_SET",
+    "named_by_model",
     "short_series_names",
     "spec_window",
     "sum_counters",
@@ -181,6 +183,9 @@ def _series(snap: SpecCounters) -> dict[str, SpecCounters]:
     return {"": snap} if snap.present or snap.spec_gauges or snap.unread else {}
 
 
+#: the name of a scrape's one series set beside the named sets of the other scrape (BEFORE unlabelled, AFTER per
+#: engine): the server's series as a whole, as the text of a delta without named sets calls it
+SERVER_SET = "server"
 _ENGINE_LABELS = frozenset({"engine", "model_name"})  # vLLM's own labels: such a set is named by its engine
 _TARGET_LABELS = frozenset({"instance", "job"})  # what Prometheus attaches to every series it scrapes from a target
 
@@ -191,7 +196,7 @@ def short_series_names(names: set[str]) -> dict[str, str]:
     ``engine`` alone, or the one set of a server that labels ``engine`` and ``model_name`` alone, is named by its
     engine (``"5"``). A replica's set (``REPLICA/{selector}``, :func:`specscope.bench.counters_source.combine_replicas`)
     is named so among its replica's sets (``h:1/0``, as one server's ``0``). Other names (an engine index, a replica)
-    are kept."""
+    are kept. The one set of a scrape without named sets (``""``) is :data:`SERVER_SET`, never an empty name."""
     replicas: dict[str, set[str]] = {}
     for n in names:
         cut = n.find("/{")
@@ -208,7 +213,7 @@ def short_series_names(names: set[str]) -> dict[str, str]:
     same = {
         k for k in keys if len({ls.get(k) for ls in labels.values()} - ({None} if k in _TARGET_LABELS else set())) == 1
     }
-    out = {n: n for n in names}
+    out = {n: n or SERVER_SET for n in names}
     for n, ls in labels.items():
         rest = sorted((k, v) for k, v in ls.items() if k not in same)
         if not rest and "engine" in ls and set(ls) <= _ENGINE_LABELS:
@@ -259,6 +264,16 @@ def _started_in_window(new: SpecCounters, before: SpecCounters) -> bool:
     """A series set absent before counts from 0 only when its ``*_created`` is later than every one of the before
     scrape (which was taken after each of them)."""
     return new.created is not None and before.created is not None and new.created > before.created
+
+
+def named_by_model(snap: SpecCounters, models: frozenset[str], others: frozenset[str]) -> SpecCounters:
+    """``snap`` with its one unnamed series set named by its model (``{model_name="m"}``) when its scrape names one
+    model and the other scrape names models, none of them this one: another model's counters are no continuation of
+    this one's, so a count lower after is no restart and no swap: this model's set vanished, the other's is new
+    (:func:`counters_delta`). Any other snapshot as it is."""
+    if snap.engines or len(models) != 1 or not others or models & others:
+        return snap
+    return dataclasses.replace(snap, engines={series_selector([("model_name", next(iter(models)))]): snap})
 
 
 def counters_delta(before: SpecCounters, after: SpecCounters) -> SpecCounters:

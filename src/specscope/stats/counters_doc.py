@@ -177,7 +177,9 @@ def counters_text(doc: dict[str, Any]) -> str:
         )
     valid = doc["pooled_engines"]
     who = ""
-    if doc["engines"].keys() != {""}:
+    if doc["engines"].keys() != {""} and not valid:  # every set vanished, restarted or new: none pooled
+        who = " (no series set counted over the window)"
+    elif doc["engines"].keys() != {""}:
         kind = "series" if any(e.startswith("{") for e in valid) else "engines"
         who = f" ({kind} {', '.join(valid)}" + (", partial windows" if doc["window"] == "partial" else "") + ")"
     elif doc["window"] == "partial":

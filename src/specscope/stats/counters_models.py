@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from specscope.records import SpecCounters, series_labels
-from specscope.stats.counters import INCONSISTENCIES, counter_checks, sum_counters
+from specscope.stats.counters import INCONSISTENCIES, SERVER_SET, counter_checks, sum_counters
 from specscope.stats.low_acceptance import low_acceptance_alarm
 
 __all__ = ["model_figures", "series_alarms", "series_label", "unlabelled_traffic"]
@@ -34,7 +34,10 @@ def _models(delta: SpecCounters) -> dict[str, list[str]]:
 
 
 def series_label(name: str) -> str:
-    """``engine 0`` for a set named by its engine, ``series {k="v",...}`` for one named by its labels."""
+    """``engine 0`` for a set named by its engine, ``series {k="v",...}`` for one named by its labels, ``server`` for
+    a scrape's one unnamed set (:data:`~specscope.stats.counters.SERVER_SET`)."""
+    if name == SERVER_SET:
+        return name
     return f"series {name}" if name.startswith("{") else f"engine {name}"
 
 

@@ -30,7 +30,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from specscope.adapters.logs import EngineLog, LogField, LogForm, LogSpecStat, count, steps_in_length
+from specscope.adapters.logs import (
+    FIXED,
+    EngineLog,
+    LogField,
+    LogForm,
+    LogSpecStat,
+    count,
+    fixed,
+    line_unreadable,
+    read_as,
+    steps_in_length,
+)
 
 __all__ = ["FORMS", "LOG_FIELDS", "read_log"]
 
@@ -104,8 +115,8 @@ LOG_FIELDS: tuple[LogField, ...] = (
 
 _RE_SLOT = re.compile(r"\bslot +\w+: id +(\d+) \| task (-?\d+)")
 _RE_REQUEST = re.compile(
-    r"\bdraft acceptance( rate)? = ([\d.]+) \( *(\d+) accepted / *(\d+) generated\)"
-    r"(?:, mean (?:len|acceptance length) = *([\d.]+))?"
+    rf"\bdraft acceptance( rate)? = {FIXED} \( *(\d+) accepted / *(\d+) generated\)"
+    rf"(?:, mean (?:len|acceptance length) = *{FIXED})?"
     r"(?:, acceptance rate per position = \(([\d., ]*)\))?"
 )
 _RE_ACC_PER_POS = re.compile(r"\bacc per pos = \(([\d., ]*)\)")
@@ -150,6 +161,7 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
     last_by_slot: dict[str | None, LogSpecStat] = {}
     seen_stats: dict[tuple[str | None, str], tuple[int, int]] = {}
     impls: list[str] = []
+    unreadable: list[str] = []  # LOG_LINE_UNREADABLE per recognised line whose number cannot be read
     for index, line in enumerate(lines):
         try:
             if m := _RE_SLOT.search(line):
@@ -163,10 +175,10 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
                     scope="request",
                     line_number=index + 1,
                     rank=slot,
-                    draft_tokens=count(m.group(4)),
-                    accepted_tokens=count(m.group(3)),
-                    accept_rate=float(m.group(2)),
-                    accept_length=float(m.group(5)) if m.group(5) else None,
+                    draft_tokens=read_as("generated", count, m.group(4)),
+                    accepted_tokens=read_as("accepted", count, m.group(3)),
+                    accept_rate=read_as("draft acceptance", fixed, m.group(2)),
+                    accept_length=read_as("mean len", fixed, m.group(5)) if m.group(5) else None,
                     per_position=positions,
                 )
                 stats.append(stat)
@@ -175,18 +187,23 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
             elif (m := _RE_ACC_PER_POS.search(line)) and (last := last_by_slot.get(slot)) and not last.per_position:
                 last.per_position = [float(x) for x in m.group(1).split(",") if x.strip()]
             elif m := _RE_STATS.search(line):
-                impl, counts = m.group(1), (count(m.group(2)), count(m.group(4)))
+                impl, counts = (
+                    m.group(1),
+                    (read_as("#gen drafts", count, m.group(2)), read_as("#gen tokens", count, m.group(4))),
+                )
                 impls += [impl] if impl not in impls else []
                 _attach_statistics(last_by_slot.get(slot), counts, seen_stats.get((slot, impl)))
                 seen_stats[(slot, impl)] = counts
                 forms += [STATISTICS] if STATISTICS not in forms else []
-        except ValueError:  # a number that cannot be read gives no statistic, never a crash
-            continue
-    if not stats:
+        except ValueError as exc:  # a number that cannot be read gives no statistic, named; never a crash
+            unreadable.append(line_unreadable(index + 1, exc))
+            seen = (RATE if r.group(1) else ACCEPTANCE) if (r := _RE_REQUEST.search(line)) else STATISTICS
+            forms += [seen] if seen not in forms else []
+    if not stats and not unreadable:
         return None
     for stat in stats:
         if stat.verify_steps is None:
             _steps_from_length(stat)
     methods = {_method(impl) for impl in impls}
     method = methods.pop() if len(methods) == 1 else None
-    return EngineLog(engine="llamacpp", forms=forms, method=method, configured_k=None, stats=stats)
+    return EngineLog(engine="llamacpp", forms=forms, method=method, configured_k=None, stats=stats, warnings=unreadable)

@@ -43,7 +43,19 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from specscope.adapters.logs import MAX_COUNT, EngineLog, LogField, LogForm, LogSpecStat, StatsSample
+from specscope.adapters.logs import (
+    FIXED,
+    MAX_COUNT,
+    EngineLog,
+    LineFact,
+    LogField,
+    LogForm,
+    LogSpecStat,
+    StatsSample,
+    fixed,
+    line_facts,
+    line_unreadable,
+)
 from specscope.adapters.sglang.finish import FINISH, FINISH_JSON, finish_stats
 
 __all__ = [
@@ -53,6 +65,7 @@ __all__ = [
     "METHODS",
     "SglangSpecWindow",
     "capacity_samples",
+    "decode_windows",
     "dp_ranks",
     "rate_bound",
     "rate_counts_bonus",
@@ -145,18 +158,20 @@ LOG_FIELDS: tuple[LogField, ...] = (
     LogField("Finish obj / text / output_ids", "ignored", _REQUEST_LOGGER, "PR #3152", "the request, not a count"),
 )
 _RE_DECODE = re.compile(r"Decode batch\b")
-_RE_LEN = re.compile(r"\baccept len: ([\d.]+)")
-_RE_RATE = re.compile(r"\baccept rate: ([\d.]+)")
+# each figure captured whole (FIXED) and read as SGLang prints it, fixed-point ({:.2f}): 2.5e3 is no prefix 2.5
+_RE_LEN = re.compile(rf"\baccept len: {FIXED}")
+_RE_RATE = re.compile(rf"\baccept rate: {FIXED}")
+_WINDOW_FIGURES: tuple[LineFact, ...] = ((_RE_LEN, (("accept_length", fixed),)), (_RE_RATE, (("accept_rate", fixed),)))
 _RE_RUNNING = re.compile(r"#running-req: (\d+)")
 _RE_RANK = re.compile(
     r"\[(?:\d{4}-\d\d-\d\d [\d:.]+ ([A-Z][A-Z_]*\d+(?: [A-Z][A-Z_]*\d+)*)|((?:DP|TP|PP|EP)\d+(?: [A-Z][A-Z_]*\d+)*))\]"
 )
 _RE_QUEUE = re.compile(r"#queue-req: (\d+)")
-_RE_USAGE = re.compile(r"\btoken usage: ([\d.]+)")
-_RE_GEN = re.compile(r"gen throughput \(token/s\): ([\d.]+)")
+_RE_USAGE = re.compile(rf"\btoken usage: {FIXED}")
+_RE_GEN = re.compile(rf"gen throughput \(token/s\): {FIXED}")
 # a hybrid model's other pools on the decode-batch line (sglang PR #30047: "full token usage: 0.74, mamba num: 160,
 # mamba usage: 0.80"): "token usage" reads the full-attention pool; these shares are named, never dropped
-_RE_OTHER_POOL = re.compile(r"\b((?:mamba|swa token) usage): ([\d.]+)")
+_RE_OTHER_POOL = re.compile(rf"\b((?:mamba|swa token) usage): {FIXED}")
 _RE_STAMP = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 _RE_SERVER_ARGS = re.compile(r"server_args=ServerArgs\(")
 _ARGS = {
@@ -235,36 +250,44 @@ def sglang_log_facts(lines: Sequence[str]) -> tuple[list[SglangSpecWindow], dict
 
     The fields are ``algorithm`` (str or None: no speculation), ``num_draft_tokens``, ``num_steps``, ``eagle_topk``
     (int or None), ``adaptive`` (bool or None)."""
-    windows: list[SglangSpecWindow] = []
+    windows, _ = decode_windows(lines)
     spec: dict[str, Any] | None = None
-    for index, line in enumerate(lines):
-        try:
-            if _RE_DECODE.search(line) and (m := _RE_LEN.search(line)):
-                rate = _RE_RATE.search(line)
-                running = _RE_RUNNING.search(line)
-                rank = _RE_RANK.search(line)
-                windows.append(
-                    SglangSpecWindow(
-                        line_number=index + 1,
-                        rank=(rank.group(1) or rank.group(2)) if rank else None,
-                        running_reqs=int(running.group(1)) if running else None,
-                        accept_length=float(m.group(1)),
-                        accept_rate=float(rate.group(1)) if rate else None,
-                    )
+    for line in lines:
+        if _RE_SERVER_ARGS.search(line):
+            spec = {}
+            for name, regex in _ARGS.items():
+                a = regex.search(line)
+                text = a.group(1) if a else None
+                spec[name] = (
+                    (text == "True")
+                    if name == "adaptive" and text
+                    else (int(text) if text and text.isdigit() else text)
                 )
-            elif _RE_SERVER_ARGS.search(line):
-                spec = {}
-                for name, regex in _ARGS.items():
-                    a = regex.search(line)
-                    text = a.group(1) if a else None
-                    spec[name] = (
-                        (text == "True")
-                        if name == "adaptive" and text
-                        else (int(text) if text and text.isdigit() else text)
-                    )
-        except ValueError:  # a number that cannot be read gives no window, never a crash
-            continue
     return windows, spec
+
+
+def decode_windows(lines: Sequence[str]) -> tuple[list[SglangSpecWindow], list[str]]:
+    """The speculative decode-batch windows of ``lines`` in log order, and ``LOG_LINE_UNREADABLE`` per such line
+    whose number cannot be read (it gives no window; the rest of the log is read)."""
+    windows: list[SglangSpecWindow] = []
+    unreadable: list[str] = []
+    for index, line in enumerate(lines):
+        if not (_RE_DECODE.search(line) and _RE_LEN.search(line)):
+            continue
+        running = _RE_RUNNING.search(line)
+        rank = _RE_RANK.search(line)
+        try:
+            windows.append(
+                SglangSpecWindow(
+                    line_number=index + 1,
+                    rank=(rank.group(1) or rank.group(2)) if rank else None,
+                    running_reqs=int(running.group(1)) if running else None,
+                    **line_facts(_WINDOW_FIGURES, line),
+                )
+            )
+        except ValueError as exc:  # a number that cannot be read gives no window, named; never a crash
+            unreadable.append(line_unreadable(index + 1, exc))
+    return windows, unreadable
 
 
 def _unread_pools(lines: Sequence[str]) -> list[str]:
@@ -276,9 +299,9 @@ def _unread_pools(lines: Sequence[str]) -> list[str]:
             continue
         for m in _RE_OTHER_POOL.finditer(line):
             try:
-                value = float(m.group(2))
-            except ValueError:
-                continue
+                value = fixed(m.group(2))
+            except ValueError:  # not a share as SGLang prints it ({:.2f}): still named, as written, below any share
+                value = -1.0
             if m.group(1) not in fullest or value > fullest[m.group(1)][0]:
                 fullest[m.group(1)] = (value, m.group(2), index + 1)
     return [
@@ -286,6 +309,13 @@ def _unread_pools(lines: Sequence[str]) -> list[str]:
         "usage figures are the full-attention pool's 'token usage')"
         for name, (_, text, line) in fullest.items()
     ]
+
+
+def _percent(share: str) -> float:
+    """A printed share (``{:.2f}``, fixed-point) x 100 in decimal: 0.29 is 29.0 %, never float noise
+    (28.999999999999996). Raises ValueError on a share not printed so."""
+    fixed(share)
+    return float(Decimal(share) * 100)
 
 
 def capacity_samples(lines: Sequence[str]) -> list[StatsSample]:
@@ -310,9 +340,8 @@ def capacity_samples(lines: Sequence[str]) -> list[StatsSample]:
                     t_s=None if t is None or t0 is None else (t - t0).total_seconds(),
                     running_reqs=int(running.group(1)),
                     waiting_reqs=int(queue.group(1)),
-                    # the printed share x 100 in decimal: 0.29 is 29.0 %, never float noise (28.999999999999996)
-                    kv_cache_usage_percent=float(Decimal(usage.group(1)) * 100),
-                    generation_throughput_tokens_per_s=float(gen.group(1)) if gen else None,
+                    kv_cache_usage_percent=_percent(usage.group(1)),
+                    generation_throughput_tokens_per_s=fixed(gen.group(1)) if gen else None,
                 )
             )
         except (ValueError, ArithmeticError):  # a number or a date that cannot be read gives no sample, never a crash
@@ -328,13 +357,14 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
     left out of the statistics (``WINDOWS_NOT_POOLED``; their ranges and bound stay in the SGLang summary), since a
     bound beside the counts adds nothing but a looser figure. Finish lines may cover fewer requests than the windows
     (``SGLANG_LOG_REQUEST_EXCEEDED_MS`` logs only slow requests; aborted requests print no speculative fields)."""
-    windows, spec = sglang_log_facts(lines)
+    _, spec = sglang_log_facts(lines)
+    windows, unreadable = decode_windows(lines)
     capacity = capacity_samples(lines)
     method, k = method_and_k(spec)
     requests, finish_forms, warnings = finish_stats(lines, k)
-    if not windows and not capacity and not finish_forms:
+    if not windows and not capacity and not finish_forms and not unreadable:
         return None
-    warnings += _unread_pools(lines)
+    warnings = unreadable + warnings + _unread_pools(lines)
     stats = [
         LogSpecStat(
             engine="sglang",
@@ -349,7 +379,7 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
         )
         for w in windows
     ]
-    forms = [f for f, seen in ((DECODE, windows), (CAPACITY, capacity)) if seen] + finish_forms
+    forms = [f for f, seen in ((DECODE, windows or unreadable), (CAPACITY, capacity)) if seen] + finish_forms
     if any(s.draft_tokens is not None and s.accepted_tokens is not None for s in requests):
         if windows:
             warnings.append(

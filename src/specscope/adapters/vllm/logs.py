@@ -40,13 +40,17 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from specscope.adapters.logs import (
+    FIXED,
     EngineLog,
     LineFact,
     LogField,
     LogForm,
     LogSpecStat,
     count,
+    fixed,
+    fixed_or_nan,
     line_facts,
+    line_unreadable,
     steps_in_length,
 )
 
@@ -108,32 +112,34 @@ FORMS: tuple[LogForm, ...] = (
 
 def _rate(text: str) -> float | None:
     """One printed per-position rate; ``nan`` (0 / 0) is no rate: None, never 0."""
-    return None if text == "nan" else float(text)
+    return None if text == "nan" else fixed(text)
 
 
+# every number captured whole (FIXED) and read as vLLM prints it: %.2f, %.1f%%, %d, f"{p:.3f}" (vllm/v1/spec_decode/
+# metrics.py); "nan" where the figure can be 0 / 0
 _RE_V1 = re.compile(r"SpecDecoding metrics: (.*)$")
 _V1_FIELDS: tuple[LineFact, ...] = (
-    (re.compile(r"Mean acceptance length: ([\d.]+)"), (("mean_acceptance_length", float),)),
-    (re.compile(r"Accepted throughput: ([\d.]+) tokens/s"), (("accepted_throughput_tokens_per_s", float),)),
-    (re.compile(r"Drafted throughput: ([\d.]+) tokens/s"), (("drafted_throughput_tokens_per_s", float),)),
-    (re.compile(r"Accepted: (\d+) tokens"), (("accepted_tokens", count),)),
-    (re.compile(r"Drafted: (\d+) tokens"), (("drafted_tokens", count),)),
-    (re.compile(r"Rejected: (\d+) tokens"), (("rejected_tokens", count),)),
-    (re.compile(r"Effective tokens/forward: ([\d.]+|nan)"), (("effective_tokens_per_forward", float),)),
+    (re.compile(rf"Mean acceptance length: {FIXED}"), (("mean_acceptance_length", fixed),)),
+    (re.compile(rf"Accepted throughput: {FIXED} tokens/s"), (("accepted_throughput_tokens_per_s", fixed_or_nan),)),
+    (re.compile(rf"Drafted throughput: {FIXED} tokens/s"), (("drafted_throughput_tokens_per_s", fixed_or_nan),)),
+    (re.compile(rf"Accepted: {FIXED} tokens"), (("accepted_tokens", count),)),
+    (re.compile(rf"Drafted: {FIXED} tokens"), (("drafted_tokens", count),)),
+    (re.compile(rf"Rejected: {FIXED} tokens"), (("rejected_tokens", count),)),
+    (re.compile(rf"Effective tokens/forward: {FIXED}"), (("effective_tokens_per_forward", fixed_or_nan),)),
     (
-        re.compile(r"Per-position acceptance rate: ((?:(?:[\d.]+|nan)(?:, )?)+)"),
-        (("per_position_acceptance_rates", lambda text: [_rate(x) for x in text.rstrip(", ").split(", ")]),),
+        re.compile(r"Per-position acceptance rate: ((?:[^\s,]+(?:, (?=[^\s,]+(?:,|$)))?)+)"),
+        (("per_position_acceptance_rates", lambda text: [_rate(x) for x in text.split(", ")]),),
     ),
-    (re.compile(r"(?:^|Avg )Draft acceptance rate: ([\d.]+|nan)%"), (("draft_acceptance_rate_percent", float),)),
+    (re.compile(rf"(?:^|Avg )Draft acceptance rate: {FIXED}%"), (("draft_acceptance_rate_percent", fixed_or_nan),)),
 )
 _RE_V0 = re.compile(r"Speculative metrics: (.*)$")
 _V0_FIELDS: tuple[LineFact, ...] = (  # "tokens tokens": the spelling of 0.4.x-0.5.x
-    (re.compile(r"Draft acceptance rate: ([\d.]+|nan)"), (("draft_acceptance_rate", float),)),
-    (re.compile(r"System efficiency: ([\d.]+|nan)"), (("system_efficiency", float),)),
-    (re.compile(r"Number of speculative tokens: (\d+)"), (("num_spec_tokens", count),)),
-    (re.compile(r"Number of accepted tokens: (\d+)"), (("accepted_tokens", count),)),
-    (re.compile(r"Number of draft tokens(?: tokens)?: (\d+)"), (("draft_tokens", count),)),
-    (re.compile(r"Number of emitted tokens(?: tokens)?: (\d+)"), (("emitted_tokens", count),)),
+    (re.compile(rf"Draft acceptance rate: {FIXED}"), (("draft_acceptance_rate", fixed_or_nan),)),
+    (re.compile(rf"System efficiency: {FIXED}"), (("system_efficiency", fixed_or_nan),)),
+    (re.compile(rf"Number of speculative tokens: {FIXED}"), (("num_spec_tokens", count),)),
+    (re.compile(rf"Number of accepted tokens: {FIXED}"), (("accepted_tokens", count),)),
+    (re.compile(rf"Number of draft tokens(?: tokens)?: {FIXED}"), (("draft_tokens", count),)),
+    (re.compile(rf"Number of emitted tokens(?: tokens)?: {FIXED}"), (("emitted_tokens", count),)),
 )
 # SpeculativeConfig.__repr__: V1 ``method='m', model='x'|None``; V0 ``draft_model='x'`` ('ngram' for prompt lookup)
 RE_SPEC_REPR = re.compile(
@@ -493,13 +499,15 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
     engine_of: dict[int, str] = {}  # window line number -> its engine (module doc)
     last_engine: dict[str, str] = {}  # process prefix -> its last "Engine NNN:" line's engine
     started = False
+    unreadable: list[str] = []  # LOG_LINE_UNREADABLE per recognised line whose number cannot be read
+    unread_forms: list[str] = []
     for index, line in enumerate(lines):
         if RE_ENGINE_START.search(line):
             started = True
         process = m.group(1) if (m := _RE_PROCESS.search(line)) else ""
         if e := _RE_ENGINE_LINE.search(line):
             last_engine[process] = f"Engine {e.group(1)}"
-        try:  # a number that cannot be read (5,000 digits, "1.2.3") gives no statistic, never a crash
+        try:  # a number that cannot be read (5,000 digits, "1e400") gives no statistic, named; never a crash
             if (w := spec_decoding_sample(line, index + 1)) is not None:
                 windows.append(w)
                 if process in last_engine:
@@ -507,9 +515,10 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
             elif (c := spec_cumulative_sample(line, index + 1)) is not None:
                 cumulative.append(c.model_copy(update={"after_engine_start": started}))
                 started = False
-        except ValueError:
-            continue
-    if not windows and not cumulative:
+        except ValueError as exc:
+            unreadable.append(line_unreadable(index + 1, exc))
+            unread_forms.append(V0 if _RE_V0.search(line) and not _RE_V1.search(line) else V1)
+    if not windows and not cumulative and not unreadable:
         return None
     method, k = _method_and_k(lines)
     stats = [
@@ -535,7 +544,7 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
     v0_stats, warnings = v0_differences(cumulative)
     if method is None and cumulative:
         k = next((c.num_spec_tokens for c in cumulative if c.num_spec_tokens), k)
-    forms = [f for f, seen in ((V1, windows), (V0, cumulative)) if seen]
+    forms = [f for f, seen in ((V1, windows or V1 in unread_forms), (V0, cumulative or V0 in unread_forms)) if seen]
     merged = sorted(stats + v0_stats, key=lambda s: s.line_number)
     return EngineLog(
         engine="vllm",
@@ -543,6 +552,6 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
         method=method,
         configured_k=k,
         stats=merged,
-        warnings=warnings,
+        warnings=unreadable + warnings,
         ranks_are_engines=True,
     )
