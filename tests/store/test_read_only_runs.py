@@ -104,7 +104,8 @@ def test_a_stored_k_past_any_draft_length_is_no_k_and_every_reader_reads_the_run
     db.execute("UPDATE server_facts SET facts_json=?", (json.dumps({key: 10**30}),))
     db.commit()
     db.close()
-    argv = [*COMMANDS.values(), ["export", "{run}", "--to", "profile", "-o", str(tmp_path / "p.json")]]
+    # -o a folder: the run holds several profiles, and a FILE.json takes one (export --to profile's -o rule)
+    argv = [*COMMANDS.values(), ["export", "{run}", "--to", "profile", "-o", str(tmp_path / "profiles")]]
     for command in argv:
         code, _out, err = cli([a.format(run=run) for a in command], capsys, monkeypatch, tmp_path)
         assert code in (0, 1), (command, err)
@@ -138,7 +139,8 @@ def test_a_stored_counter_that_is_no_count_is_refused_by_every_reader_naming_it(
         db.execute("UPDATE cells SET after_json=? WHERE rowid=?", (json.dumps(doc).replace('"@@"', value), rowid))
     db.commit()
     db.close()
-    argv = [*COMMANDS.values(), ["export", "{run}", "--to", "profile", "-o", str(tmp_path / "p.json")]]
+    # -o a folder: the run holds several profiles, and a FILE.json takes one (export --to profile's -o rule)
+    argv = [*COMMANDS.values(), ["export", "{run}", "--to", "profile", "-o", str(tmp_path / "profiles")]]
     for command in argv:
         code, _out, err = cli([a.format(run=run) for a in command], capsys, monkeypatch, tmp_path)
         assert code == 2 and field in err and "after_json" in err, (command, err)
