@@ -20,7 +20,11 @@ OLD = sorted({a.old for aliases in ALIASES.values() for a in aliases} | {old for
 SHARED = {"--profile": "gate"}
 # an old bench name that another command takes as its own current option: `import --config NAME` (one config per
 # import, issue 38's spelling), in the importers, its command module and where one command's options are declared
-CURRENT_ELSEWHERE = {"--config": {"importers", "import_.py", "command_options.py"}}
+# a peer tool's own flag of the same spelling, named where its result file is read (`aiperf profile --concurrency N`)
+CURRENT_ELSEWHERE = {
+    "--config": {"importers", "import_.py", "command_options.py"},
+    "--concurrency": {"importers"},
+}
 CSV = str(DATA / "advise" / "one_repeat.csv")
 PUBLISHED = ["--per-position", "0.9,0.7", "--bytes-per-step", "17.61GB", "--draft-bytes", "0.85GB"]
 PUBLISHED += ["--bandwidth", "273GB/s"]

@@ -39,7 +39,8 @@ def _profile(run: Path, output: Path | None) -> None:
     with open_run(run) as r:
         profiles, idle = run_profiles(run_data(r))
     paths = profile_paths(output, profiles)  # before anything is written: -o FILE with several profiles is refused
-    make_output_folder(side)
+    for path in (*paths, side):  # the folder of each file written (of a link's target: fsio.link_target)
+        make_output_folder(path)
     for note in idle:
         typer.echo(f"note: {note}", err=True)
     for p, path in zip(profiles, paths, strict=True):
