@@ -246,7 +246,7 @@ def counter_source(
         from specscope.bench.prometheus_source import PrometheusSource
 
         selector = options.prometheus_selectors.get(config) or f'{{job="{config}"}}'
-        return PrometheusSource(options.prometheus, selector)
+        return PrometheusSource(options.prometheus, selector, model)
     urls = options.metrics.get(config) or (base_url,)
     at_start = {base_url: drains} if drains is not None and base_url in urls else None
     return ScrapeSource(urls, wait_s, at_start, model)
