@@ -841,7 +841,8 @@ def _agentic_text(where: str, message: object) -> tuple[str, str]:
     """``(role, text)`` of one message of an agentic trace round: ``content`` a string or text parts (OpenHands'
     ``[{"type": "text", "text"}]``, joined with a newline as SGLang's ``agentic.py`` flattens them)."""
     if not isinstance(message, dict):
-        raise bad_row(where, f"a message that is a {type(message).__name__}", "message objects with role and content")
+        what = f"a message that is {article(type(message).__name__)}"
+        raise bad_row(where, what, "message objects with role and content")
     role, content = message.get("role"), message.get("content")
     if isinstance(content, list) and all(isinstance(p, dict) and isinstance(p.get("text"), str) for p in content):
         content = "\n".join(p["text"] for p in content)
