@@ -536,6 +536,19 @@ def count_noun(n: float, noun: str, plural: str | None = None) -> str:
     return f"{n:.0f} {noun if one else (plural or noun + 's')}"
 
 
+def article(word: str) -> str:
+    """``an image``, ``a video``, ``a user``, ``an upload``, ``an mp4``: ``word`` with its indefinite article, chosen
+    by how a field or role name is said (a ``u`` said "you" takes ``a``; a name whose leading letters hold no vowel,
+    ``mp4``, is spelled out letter by letter)."""
+    low = word.lower().lstrip("'\"`")  # a quoted name ('image_url') is said without its quotes
+    letters = re.match(r"[a-z]*", low)
+    spelled = letters is not None and 0 < len(letters[0]) <= 4 and not set(letters[0]) & set("aeiouy")
+    spelled = spelled and low != "str"  # Python's type name, said "string"
+    said_you = low.startswith(("uu", "us", "uni", "uri", "url"))
+    vowel = low[:1] in ("a", "e", "i", "o") or (low[:1] == "u" and not said_you) or (spelled and low[0] in "fhlmnrsx")
+    return f"{'an' if vowel else 'a'} {word}"
+
+
 def apply_only(flags: list[str], where: str) -> str:
     """``--overhead applies only WHERE``, ``--overhead, --compare apply only WHERE``: the one wording of options
     read in one mode only, its verb agreeing with how many were given."""

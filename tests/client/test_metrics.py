@@ -213,3 +213,27 @@ def test_a_body_of_the_other_kind_than_at_start_is_unreadable(body, drains, mess
         asyncio.run(go(drains))
     assert str(ei.value).startswith(message)
     assert ei.value.found.startswith("GET http://127.0.0.1:8000/metrics: ")
+
+
+def test_a_urls_first_read_is_its_kind_for_the_run():
+    # a --metrics replica or a launched server has no start-up check: its first read records the kind (MetricsKinds),
+    # and a [] after Prometheus text is unreadable, never an empty drained slice; a first body that is no metrics at
+    # all records nothing
+    from specscope.client.metrics import MetricsKinds
+
+    bodies = iter(["hello world\n", 'vllm:generation_tokens_total{engine="0"} 6.0\n', "[]"])
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, text=next(bodies)))
+    kinds = MetricsKinds()
+
+    async def go():
+        async with httpx.AsyncClient(transport=transport) as client:
+            return await scrape(client, "http://127.0.0.1:8001", None, None, None, kinds)
+
+    with pytest.raises(MetricsUnavailable):
+        asyncio.run(go())
+    assert kinds.of("http://127.0.0.1:8001") is None
+    assert asyncio.run(go()).generation_tokens == 6.0
+    assert kinds.of("http://127.0.0.1:8001/v1") is False
+    with pytest.raises(MetricsUnavailable) as ei:
+        asyncio.run(go())
+    assert str(ei.value).startswith("the /metrics body is not Prometheus text")

@@ -293,3 +293,22 @@ def test_the_served_model_is_picked_by_its_model_name_in_each_scrape():
     assert (d.generation_tokens, series_reasons(d)) == (6.0, [])
     pooled = counters_delta(parse_metrics(one), parse_metrics(two))  # no served model named: every series read
     assert pooled.generation_tokens is None and series_reasons(pooled) != []
+
+
+def test_a_replica_scrape_of_the_other_kind_than_its_first_is_the_cell_unreadable_reason(tmp_path):
+    # follow-up of the test above: a --metrics NAME=URL replica (and a server specscope launches) had no start-time
+    # kind, so a [] mid-run was read as an empty drained slice (ENGINE_VANISHED, figures of nothing). Its first read
+    # (cell 1's before, request 0) answered Prometheus text; cell 2's before (request 2) and cell 3's after (5) are []
+    replica = TruthScript(default=PLAN, garbage={"/metrics": [2, 5]}, garbage_body={"/metrics": "[]"})
+    opts = BenchOptions(configs=("x",), workloads=("prose",), levels=(1,), repeats=3, max_tokens=6, order="blocks")
+    with TruthServer(replica) as rs, TruthServer(TruthScript(default=PLAN)) as ts:
+        opts = opts.model_copy(update={"metrics": {"x": (rs.base_url,)}})
+        run_dir = run_bench(opts, servers={"x": ts.base_url}, run_dir=tmp_path / "run")
+    with open_run(run_dir) as run:
+        cells = sorted(summarize_run(run), key=lambda c: c.repeat)
+    # was: [TOKENS_MISMATCH], [ENGINE_UNKNOWN_START(0)], [ENGINE_VANISHED(0), SERIES_VANISHED(...)]; the replica is
+    # an idle second server, so cell 1's server tokens are its 0 (the one cell whose counters were read)
+    assert [c.reasons for c in cells] == [
+        ("TOKENS_MISMATCH(client=6, server=0)",), ("METRICS_UNREADABLE(before)",), ("METRICS_UNREADABLE(after)",)
+    ]
+    assert [c.counters is None for c in cells] == [False, True, True]

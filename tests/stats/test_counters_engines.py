@@ -96,6 +96,21 @@ def test_cell_with_one_engine_restarted_keeps_the_other_engines_acceptance():
     assert SpecCounters.from_dict(s.counters.to_dict()).engines["1"].reset is True  # round-trips through the store form
 
 
+def test_a_restarted_engines_row_holds_no_window_figures():
+    """ENGINE_RESET (engine 1 restarted, engine 0 not): engine 1's row held its since-restart values (0.0 after a
+    scrape of zeros), which no window of the cell holds; they are absent, as a COUNTER_RESET cell's are
+    (``window_counts``), and engine 0's row and the cell's figures stay."""
+    before, after = scrape("vllm_dp2_before.prom"), scrape("vllm_dp2_after_engine1_restarted.prom")
+    s = summarize_cell(CellResult(CellKey("mtp", "prose", 1, 0), (), 0, 10**9, before, after))
+    assert s.counters is not None
+    e0, e1 = s.counters.engines["0"], s.counters.engines["1"]
+    assert e1.reset is True
+    assert (e1.drafts, e1.draft_tokens, e1.accepted_tokens, e1.generation_tokens) == (None, None, None, None)
+    assert e1.accepted_per_position == ()
+    assert (e0.drafts, e0.draft_tokens, e0.accepted_tokens, e0.generation_tokens) == (1000, 4000, 2500, 5000)
+    assert (s.counters.drafts, s.counters.accepted_tokens) == (1000, 2500)
+
+
 def test_the_clock_evidence_names_a_restarted_engine_as_the_delta_does():
     """Series sets are keyed by selector in a snapshot; the clocks' statement names engine 1 as the delta does."""
     from specscope.stats.counters_window import clock_evidence

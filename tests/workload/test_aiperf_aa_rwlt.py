@@ -95,6 +95,7 @@ def test_tool_calling_messages_are_kept_verbatim(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("message", "found"),
     [("hi", "FILE:1: message 1 of `messages` (0-based) is a str, not an object"),
+     (5, "FILE:1: message 1 of `messages` (0-based) is an int, not an object"),
      ({"content": "hi"}, "FILE:1: message 1 of `messages` (0-based) has no role"),
      ({"role": "function", "name": "ls", "content": "x"},
       "FILE:1: message 1 of `messages` (0-based) has role 'function'")],

@@ -61,7 +61,7 @@ def test_csv_header_is_never_a_prompt_and_a_bad_row_is_refused_by_line(tmp_path:
         ('{"text": "x", "output_length": 0}', "FILE:2: output_length 0"),
         ('{"prompt": "x", "max_tokens": "12 tokens"}', "FILE:2: max_tokens '12 tokens'"),
         ('{"text": "x", "image": "data:image/png;base64,AA=="}',
-         "FILE:2: a image field (AIPerf SingleTurn / GuideLLM media)"),
+         "FILE:2: an image field (AIPerf SingleTurn / GuideLLM media)"),
         ('{"payload": {"prompt": "x"}}', "FILE:2: a `payload` row (AIPerf MooncakeTrace: a pre-built request body)"),
         ('{"session_id": "s", "message_mode": "delta", "messages": [{"role": "user", "content": "more"}]}',
          "FILE:2: a `message_mode: delta` row (AIPerf MooncakeTrace: only this turn's new messages; AIPerf adds the "
@@ -216,7 +216,7 @@ def test_aiperf_image_uuids_without_images_are_media_refused_by_name(tmp_path: P
     """AIPerf SingleTurn (models.py @0109a64e ``validate_image_uuids_alignment``): ``image_uuids`` without ``images``
     are image slots the server fills from its cache; the row was sent as its text alone, the images dropped silently."""
     msg = _refusal(tmp_path, "uuids.jsonl", '{"text": "Describe it.", "image_uuids": ["u1"], "output_length": 5}\n')
-    assert msg == "FILE:1: a image_uuids field (AIPerf SingleTurn / GuideLLM media)"
+    assert msg == "FILE:1: an image_uuids field (AIPerf SingleTurn / GuideLLM media)"
 
 
 def test_multi_turn_output_lengths_are_kept_per_turn(tmp_path: Path) -> None:

@@ -270,8 +270,10 @@ def test_a_csv_header_separated_by_semicolons_is_named(tmp_path: Path) -> None:
     assert "save the file with commas" in info.value.one_line()
 
 
-@pytest.mark.parametrize("column", ["picture", "Img", "photos", "image_1", "clip", "mp4", "voice", "wav", "Speech"])
-def test_a_guidellm_media_column_is_refused_by_name(tmp_path: Path, column: str) -> None:
+@pytest.mark.parametrize(("column", "named"), [("picture", "a picture"), ("Img", "an Img"), ("photos", "a photos"),
+                                               ("image_1", "an image_1"), ("clip", "a clip"), ("mp4", "an mp4"),
+                                               ("voice", "a voice"), ("wav", "a wav"), ("Speech", "a Speech")])
+def test_a_guidellm_media_column_is_refused_by_name(tmp_path: Path, column: str, named: str) -> None:
     """GuideLLM sends a row's media from any of its media column names (mappers.py @0016f762 ``image_column``
     ``picture`` / ``photo`` / ``img``, ``video_column`` ``clip`` / ``mp4`` ..., ``audio_column`` ``voice`` / ``wav``
     ..., in its column pattern). Such a row was sent as its text alone, the media dropped without a word (only
@@ -280,7 +282,7 @@ def test_a_guidellm_media_column_is_refused_by_name(tmp_path: Path, column: str)
     path.write_text(json.dumps({"prompt": "Describe it.", column: "cat.png", "output_tokens_count": 5}) + "\n", "utf-8")
     with pytest.raises(ConfigError) as info:
         load_prompt_file("g", path)
-    assert info.value.one_line().startswith(f"{path}:1: a {column} field (AIPerf SingleTurn / GuideLLM media)")
+    assert info.value.one_line().startswith(f"{path}:1: {named} field (AIPerf SingleTurn / GuideLLM media)")
 
 
 def test_an_empty_media_column_is_no_media(tmp_path: Path) -> None:

@@ -92,6 +92,7 @@ def test_content_as_a_list_of_text_parts(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as e:
         load_prompt_file("m", _jsonl(tmp_path, [img]))
     assert "image_url" in str(e.value) and "text" in str(e.value.expected)
+    assert "turn 0 has an 'image_url' content part" in str(e.value)  # not "a 'image_url'"
 
 
 def test_roles_named_in_errors_and_developer_is_system(tmp_path: Path) -> None:

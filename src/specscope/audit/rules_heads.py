@@ -182,22 +182,43 @@ def medusa_head_count(cfg: dict[str, Any], names: set[str]) -> tuple[str, dict[s
     """``(text, details)`` when the heads a Medusa draft stores are not the heads its config declares (the last key
     holding "num" and "heads", as vLLM's MedusaConfig reads it: :func:`specscope.audit.architectures.medusa_counts`):
     ``config.json declares 4 heads ("medusa_num_heads": 4) and the draft stores 3 (heads 0, 1, 2; head 3
-    missing)``; None when every declared head is stored or no key declares a count (:func:`_medusa_undeclared`)."""
+    missing)``, or, heads stored past the count (vLLM builds the declared heads and skips the rest), ``... declares 3
+    heads ("medusa_num_heads": 3) and the draft stores 4 (heads 0, 1, 2, 3; head 3 not loaded)``; None when the
+    stored heads are the declared ones or no key declares a count (:func:`_medusa_undeclared`)."""
     key = _heads_key(cfg)
     if key is None:
         return None
     declared = medusa_counts(cfg)[0]
     stored = sorted({int(m.group(1)) for n in names if (m := _MEDUSA_HEAD.match(n)) and int(m.group(1)) < 1024})
     missing = [h for h in range(declared) if h not in stored]
-    if not missing or not stored:
+    extra = [h for h in stored if h >= declared]
+    if not (missing or extra) or not stored:
         return None
-    lost = ", ".join(map(str, missing[:8])) + (" ..." if len(missing) > 8 else "")
+
+    def heads(which: list[int], what: str) -> str:
+        shown = ", ".join(map(str, which[:8])) + (" ..." if len(which) > 8 else "")
+        return f"head{'s' if len(which) > 1 else ''} {shown} {what}"
+
+    told = "; ".join(heads(w, what) for w, what in ((missing, "missing"), (extra, "not loaded")) if w)
     text = (
         f'config.json declares {declared} heads ("{key}": {declared}) and the draft stores {len(stored)} '
-        f"(heads {', '.join(map(str, stored[:8]))}{' ...' if len(stored) > 8 else ''}; "
-        f"head{'s' if len(missing) > 1 else ''} {lost} missing)"
+        f"(heads {', '.join(map(str, stored[:8]))}{' ...' if len(stored) > 8 else ''}; {told})"
     )
-    return text, {"declared": declared, "stored": stored, "missing": missing}
+    return text, {"declared": declared, "stored": stored, "missing": missing, "not_loaded": extra}
+
+
+def medusa_extra_heads_fix(ck: Checkpoint, names: set[str]) -> tuple[str, dict[str, Any]] | None:
+    """The fix of ``DRAFT_TENSORS_UNREAD`` for a Medusa draft storing heads past its declared count, and its head
+    details (:func:`medusa_head_count`): declare the stored count if the heads were trained so, else re-export the
+    draft without the heads not loaded; None when no stored head lies past the count."""
+    counted = medusa_head_count(ck.text_config, names)
+    if counted is None or not counted[1]["not_loaded"]:
+        return None
+    text, heads = counted
+    n, extra = len(heads["stored"]), heads["not_loaded"]
+    declare = f'if the heads were trained as {n}, declare "{_heads_key(ck.text_config)}": {n} in config.json'
+    drop = f"head{'s' if len(extra) > 1 else ''} {', '.join(map(str, extra))}"
+    return f"{text}: {declare}; else re-export the draft without {drop}", {"heads": heads}
 
 
 def _medusa_fix(ck: Checkpoint, names: set[str], otherwise: str) -> tuple[str, dict[str, Any]]:
@@ -296,6 +317,7 @@ def check_unread_tensors(ck: Checkpoint, layout: DraftLayout, *, named: tuple[st
         return []
     unread = [n for n in unread_tensors(layout, names) if not n.startswith(named)]
     fam = layout.family
+    extra = medusa_extra_heads_fix(ck, names) if fam.key == "medusa" and unread else None
     if fam.unread_tensors == "raises":
         skipped = [n for n in unread if n.endswith(fam.unread_skipped)] if fam.unread_skipped else []
         groups = [("raises", [n for n in unread if n not in skipped]), ("skips", skipped)]
@@ -309,6 +331,7 @@ def check_unread_tensors(ck: Checkpoint, layout: DraftLayout, *, named: tuple[st
         shown = ", ".join(group[:8]) + (f" (+{len(group) - 8} more)" if len(group) > 8 else "")
         out.append(
             finding(
+                "DRAFT_TENSORS_UNREAD/heads" if extra and loader == "skips" else
                 variant.get(loader, "DRAFT_TENSORS_UNREAD/unjudged"),
                 file=ck.shard_of(group[0]),
                 tensor=group[0],
@@ -316,7 +339,8 @@ def check_unread_tensors(ck: Checkpoint, layout: DraftLayout, *, named: tuple[st
                 family=fam.title,
                 shown=shown,
                 arch=", ".join(declared_architectures(ck.config)) or "(none)",
-                details={"family": fam.key, "loader": loader, "tensors": group},
+                details={"family": fam.key, "loader": loader, "tensors": group} | (extra[1] if extra else {}),
+                fix=extra[0] if extra else "",
             )
         )
     return out

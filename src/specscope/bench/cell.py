@@ -40,6 +40,7 @@ from specscope.store import Run
 from specscope.workload.prompt import Prompt
 
 if TYPE_CHECKING:
+    from specscope.client.metrics import MetricsKinds
     from specscope.client.settings import ClientSettings
 
 __all__ = ["BenchProgress", "ConfigRun", "Tally", "cache_salt", "pack_name", "run_cells"]
@@ -126,6 +127,12 @@ class Tally:
             )
 
 
+def _metrics_kinds() -> MetricsKinds:
+    from specscope.client.metrics import MetricsKinds
+
+    return MetricsKinds()
+
+
 @dataclass(frozen=True)
 class ConfigRun:
     """Everything the cells of one config share: the run, its server, the matrix options and the tallies."""
@@ -138,6 +145,7 @@ class ConfigRun:
     warmed: set[tuple[str, str]] = field(default_factory=set)  # (server URL, workload) that had a full warm-up
     history: ClientHistory = field(default_factory=ClientHistory)
     restart: Restart | None = None  # starts a fresh server of the config (crash trials); None: it cannot be
+    kinds: MetricsKinds = field(default_factory=_metrics_kinds)  # each /metrics URL's first kind
 
 
 def chat_body(c: ConfigRun, key: CellKey, prompt: Any, max_tokens: int) -> dict[str, Any]:
@@ -182,7 +190,7 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
         cell_prompts = cell_prompts_of(c.options, key.workload, key.repeat, key.concurrency, packs[key.workload], n)
     facts = ClientFacts()
     drains = getattr(c.server, "metrics_drains", None)  # what /metrics was at start: engine detection is there only
-    counters = counter_source(c.options, key.config, base, IDLE_WAIT_S, drains, c.server.model_name)
+    counters = counter_source(c.options, key.config, base, IDLE_WAIT_S, drains, c.server.model_name, c.kinds)
     streams: list[StreamRecord] = []
     start_ns = end_ns = time.perf_counter_ns()
     before = after = None

@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -23,6 +23,9 @@ import httpx
 from specscope.errors import ConfigError
 from specscope.records import SpecCounters
 from specscope.stats.counters import sum_counters
+
+if TYPE_CHECKING:
+    from specscope.client.metrics import MetricsKinds
 
 __all__ = ["ScrapeSource", "combine_replicas", "counter_source", "idle_scrape", "parse_metrics_specs", "replica_label"]
 
@@ -141,12 +144,12 @@ async def _scrape_all(
     http: httpx.AsyncClient,
     urls: Sequence[str],
     pools: Sequence[Any] | None,
-    at_start: Mapping[str, bool],
+    kinds: MetricsKinds | None,
     model: str | None,
 ) -> SpecCounters:
     from specscope.client.metrics import scrape
 
-    reads = (scrape(http, u, pools[i] if pools else None, at_start.get(u), model) for i, u in enumerate(urls))
+    reads = (scrape(http, u, pools[i] if pools else None, None, model, kinds) for i, u in enumerate(urls))
     snaps = await asyncio.gather(*reads)
     return combine_replicas([(replica_label(u), s) for u, s in zip(urls, snaps, strict=True)])
 
@@ -156,7 +159,7 @@ async def idle_scrape(
     urls: Sequence[str],
     wait_s: float,
     pools: Sequence[Any] | None = None,
-    at_start: Mapping[str, bool] | None = None,
+    kinds: MetricsKinds | None = None,
     model: str | None = None,
 ) -> SpecCounters:
     """A combined snapshot of ``urls``, waiting up to ``wait_s`` seconds for no request to be running on any.
@@ -164,8 +167,9 @@ async def idle_scrape(
     Args:
         pools: one :class:`specscope.client.metrics.DrainPool` per URL, the running totals of a body that drains on
             read (its slices pooled); None: such a body is refused.
-        at_start: URL -> whether its ``/metrics`` drained on read at start (JSON) or was Prometheus text: a body of
-            the other kind is unreadable (:func:`specscope.client.metrics.scrape`); a URL not in it: either is read.
+        kinds: what each URL's ``/metrics`` answered at its first read of the run
+            (:class:`specscope.client.metrics.MetricsKinds`): a body of the other kind is unreadable; None: either
+            kind is read.
         model: the served model: where series carry ``model_name``, only its own are read (another model's series
             are not this config's: :func:`specscope.client.metrics.parse_metrics`).
 
@@ -174,10 +178,10 @@ async def idle_scrape(
             (:func:`specscope.client.metrics.scrape`).
     """
     deadline = time.monotonic() + wait_s
-    snap = await _scrape_all(http, urls, pools, at_start or {}, model)
+    snap = await _scrape_all(http, urls, pools, kinds, model)
     while (snap.running or 0) > 0 and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
-        snap = await _scrape_all(http, urls, pools, at_start or {}, model)
+        snap = await _scrape_all(http, urls, pools, kinds, model)
     return snap
 
 
@@ -186,22 +190,23 @@ class ScrapeSource:
     ``/metrics``, or every replica's). A URL whose body drains on read (an engine's JSON iteration stats) keeps a
     :class:`~specscope.client.metrics.DrainPool`: its slices are pooled into running totals, so the cell's window is
     every slice read after ``before``; :attr:`drains` then says that no other reader may GET it during the cell (a
-    gauge sampler's reads would take the cell's iterations). ``at_start``: what each URL's ``/metrics`` was when the
-    server was checked (:func:`idle_scrape`); engine detection is at start only. ``model``: the served model, whose
-    series alone are read where series carry ``model_name``."""
+    gauge sampler's reads would take the cell's iterations). ``kinds``: what each URL's ``/metrics`` answered at its
+    first read of the run (:class:`specscope.client.metrics.MetricsKinds`, shared by the run's cells); engine
+    detection is at start only. ``model``: the served model, whose series alone are read where series carry
+    ``model_name``."""
 
     def __init__(
         self,
         urls: Sequence[str],
         wait_s: float,
-        at_start: Mapping[str, bool] | None = None,
+        kinds: MetricsKinds | None = None,
         model: str | None = None,
     ):
-        from specscope.client.metrics import DrainPool
+        from specscope.client.metrics import DrainPool, MetricsKinds
 
         self.urls = tuple(urls)
         self.wait_s = wait_s
-        self.at_start = dict(at_start or {})
+        self.kinds = kinds if kinds is not None else MetricsKinds()
         self.model = model or None
         self.pools = tuple(DrainPool() for _ in self.urls)
 
@@ -211,10 +216,10 @@ class ScrapeSource:
         return any(p.slices for p in self.pools)
 
     async def before(self, http: httpx.AsyncClient) -> SpecCounters:
-        return await idle_scrape(http, self.urls, self.wait_s, self.pools, self.at_start, self.model)
+        return await idle_scrape(http, self.urls, self.wait_s, self.pools, self.kinds, self.model)
 
     async def after(self, http: httpx.AsyncClient) -> SpecCounters:
-        return await idle_scrape(http, self.urls, self.wait_s, self.pools, self.at_start, self.model)
+        return await idle_scrape(http, self.urls, self.wait_s, self.pools, self.kinds, self.model)
 
     def facts(self, cell_s: float) -> tuple[dict[str, Any], tuple[str, ...]]:
         """The cell's counter-source facts (``kind``, ``urls``; for a body that drains on read, ``drained``: the
@@ -236,20 +241,31 @@ class ScrapeSource:
 
 
 def counter_source(
-    options: Any, config: str, base_url: str, wait_s: float, drains: bool | None = None, model: str | None = None
+    options: Any,
+    config: str,
+    base_url: str,
+    wait_s: float,
+    drains: bool | None = None,
+    model: str | None = None,
+    kinds: MetricsKinds | None = None,
 ) -> Any:
     """Where ``config``'s counters come from: ``--prometheus`` (with the config's selector, default
     ``{job="CONFIG"}``), else its ``--metrics`` URLs, else its server's own ``/metrics`` (``drains``: whether it
     answered JSON that drains on read when the server was checked, False: Prometheus text, None: not known;
-    ``model``: the served model, whose series alone are read where series carry ``model_name``)."""
+    ``model``: the served model, whose series alone are read where series carry ``model_name``; ``kinds``: the run's
+    record of what each URL answered first, :class:`specscope.client.metrics.MetricsKinds`, shared by its cells so
+    a later body of the other kind is unreadable; None: this source's own)."""
     if options.prometheus:
         from specscope.bench.prometheus_source import PrometheusSource
 
         selector = options.prometheus_selectors.get(config) or f'{{job="{config}"}}'
-        return PrometheusSource(options.prometheus, selector)
-    urls = options.metrics.get(config) or (base_url,)
-    at_start = {base_url: drains} if drains is not None and base_url in urls else None
-    return ScrapeSource(urls, wait_s, at_start, model)
+        return PrometheusSource(options.prometheus, selector, model)
+    from specscope.client.metrics import MetricsKinds
+
+    kinds = kinds if kinds is not None else MetricsKinds()
+    if drains is not None:  # the server's start-up check read its /metrics first
+        kinds.record(base_url, drains)
+    return ScrapeSource(options.metrics.get(config) or (base_url,), wait_s, kinds, model)
 
 
 def parse_selectors(specs: Iterable[str], configs: Sequence[str]) -> dict[str, str] | None:

@@ -12,7 +12,8 @@ Method (one config = one label selector, e.g. ``{job="base"}``):
 3. After the cell: wait ``1.5 I`` with the server idle, then read the instant vector at that moment: the last
    sample is one taken after the cell ended. The window is thus padded by a scrape interval on each side.
 4. The series are grouped by their ``instance`` label (one replica each) and each group is read with the
-   same parser as a direct scrape (:func:`specscope.client.metrics.parse_metrics`), then combined with
+   same parser as a direct scrape (:func:`specscope.client.metrics.parse_metrics`, the served model's series
+   alone where they carry ``model_name``), then combined with
    per-replica reset detection (:func:`specscope.bench.counters_source.combine_replicas`).
 
 A cell shorter than ``MIN_INTERVALS`` scrape intervals is flagged (``PROM_WINDOW_SHORT``): few samples lie
@@ -73,11 +74,14 @@ class PrometheusSource:
     Args:
         url: the Prometheus server's root (``http://host:9090``).
         selector: the config's label selector (``{job="base"}``); every matching ``instance`` is a replica.
+        model: the served model (named by ``/v1/models``): where a replica's series carry ``model_name``, another
+            model's are not read, as in a direct scrape (:func:`specscope.client.metrics.parse_metrics`); None: all.
     """
 
-    def __init__(self, url: str, selector: str):
+    def __init__(self, url: str, selector: str, model: str | None = None):
         self.url = url.rstrip("/")
         self.selector = selector
+        self.model = model or None
         self.interval_s: float | None = None
         self._start_s = 0.0
 
@@ -125,7 +129,7 @@ class PrometheusSource:
                 expected="an engine's counters (docs/engines.md) scraped from the config's replicas",
                 fix="check the --prometheus-selector and that Prometheus scrapes the replicas",
             )
-        return combine_replicas([(inst, parse_metrics(_as_text(groups[inst]))) for inst in sorted(groups)])
+        return combine_replicas([(inst, parse_metrics(_as_text(groups[inst]), self.model)) for inst in sorted(groups)])
 
     async def before(self, http: httpx.AsyncClient) -> SpecCounters:
         """Wait 1.5 scrape intervals (idle), then the counters at this instant, the cell's start."""

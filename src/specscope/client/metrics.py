@@ -64,6 +64,7 @@ __all__ = [
     "MAX_SCRAPE_BYTES",
     "MAX_SCRAPE_SAMPLES",
     "DrainPool",
+    "MetricsKinds",
     "enable_metrics_hint",
     "metrics_url",
     "parse_metrics",
@@ -479,6 +480,25 @@ def read_json_body(text: str) -> DrainedSlice | None:
     )
 
 
+class MetricsKinds:
+    """What each ``/metrics`` URL of a run answered at its first read: JSON that drains on read (True) or Prometheus
+    text (False). Engine detection is at start only (issue 37): :func:`scrape` records a URL's kind at its first read
+    (a server's own start-up check, :meth:`record`, comes first) and holds every later body to it, so a ``[]`` mid-run
+    from a URL that answered Prometheus text is unreadable, never an empty drained slice; one home for every scrape
+    source (a config's server, its ``--metrics`` replicas, a server specscope launched)."""
+
+    def __init__(self) -> None:
+        self._drains: dict[str, bool] = {}
+
+    def of(self, base_url: str) -> bool | None:
+        """The kind recorded for ``base_url``'s ``/metrics``; None: not read yet."""
+        return self._drains.get(metrics_url(base_url))
+
+    def record(self, base_url: str, drains: bool) -> None:
+        """Record ``base_url``'s kind unless one is recorded (the first reading stands)."""
+        self._drains.setdefault(metrics_url(base_url), drains)
+
+
 class DrainPool:
     """Running totals of one endpoint that drains on read: every slice read from it since this pool was made,
     pooled (:func:`specscope.adapters.drained.pool_slices`), so two readings difference like two scrapes; the slices'
@@ -545,6 +565,7 @@ async def scrape(
     pool: DrainPool | None = None,
     drains: bool | None = None,
     model: str | None = None,
+    kinds: MetricsKinds | None = None,
 ) -> SpecCounters:
     """GET ``/metrics`` and parse it.
 
@@ -557,6 +578,8 @@ async def scrape(
             None: unknown): a body of the other kind is refused, never read as another engine (issue 37: a ``[]``
             mid-run read as an empty drained slice, every series "vanished").
         model: the served model, whose series alone are read where they are labelled (:func:`parse_metrics`).
+        kinds: the run's kinds of each URL (:class:`MetricsKinds`): with ``drains`` None, the kind recorded for this
+            URL is the one held to, and a first read records it.
 
     Returns:
         The snapshot (see :func:`parse_metrics`), or the pool's running totals for a drained body.
@@ -577,6 +600,8 @@ async def scrape(
             fix="start the server or correct its URL (--server, or --metrics for a replica: scheme, host, port)",
         ) from exc
     text = body.decode(resp.charset_encoding or "utf-8", errors="replace")
+    if drains is None and kinds is not None:
+        drains = kinds.of(base_url)
     piece = None if drains is False else read_json_body(text)
     if (drains is False and _json_text(text)) or (drains and piece is None):
         raise MetricsUnavailable(
@@ -586,7 +611,12 @@ async def scrape(
             fix="check what answers at the server's /metrics (a proxy in front of it?)",
         )
     if piece is None:
-        return parse_metrics(text, model)
+        snap = parse_metrics(text, model)  # raises on a body that is no metrics at all: no kind is recorded from it
+        if kinds is not None:
+            kinds.record(base_url, False)
+        return snap
+    if kinds is not None:
+        kinds.record(base_url, True)
     if pool is None:
         raise MetricsUnavailable(
             "the /metrics body drains on read and this reader keeps no running totals",

@@ -328,17 +328,20 @@ def counters_delta(before: SpecCounters, after: SpecCounters) -> SpecCounters:
 
 
 def window_counts(delta: SpecCounters) -> SpecCounters:
-    """A cell's delta with only counts of its window: where every series set restarted between the scrapes
-    (``COUNTER_RESET``), the counts are absent (``None``, per position empty), the top level's and each restarted set's,
-    never the values since the restart (:func:`counters_delta`'s ``increase()`` convention, e.g. 0.0 for a scrape of
-    zeros: issue 37), which no window of the cell holds; the flags and the reasons stay. Any other delta as it is."""
-    if not delta.reset:
+    """A cell's delta with only counts of its window: a series set that restarted between the scrapes holds its values
+    since the restart (:func:`counters_delta`'s ``increase()`` convention, e.g. 0.0 for a scrape of zeros: issue 37),
+    which no window of the cell holds, so its counts are absent (``None``, per position empty): the restarted sets'
+    rows where some restarted (``ENGINE_RESET``), and the top level's too where every set did (``COUNTER_RESET``); the
+    flags and the reasons stay. Any other delta as it is."""
+    if not delta.reset and not any(d.reset for d in delta.engines.values()):
         return delta
     absent: dict[str, Any] = {name: None for name in _COUNTS}
     engines = {
         e: dataclasses.replace(d, **absent, accepted_per_position=()) if d.reset else d
         for e, d in delta.engines.items()
     }
+    if not delta.reset:
+        return dataclasses.replace(delta, engines=engines)
     return dataclasses.replace(delta, **absent, accepted_per_position=(), engines=engines)
 
 

@@ -82,7 +82,7 @@ from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.readfile import FileKind, read_user_file
-from specscope.values import check_name
+from specscope.values import article, check_name
 from specscope.workload.census import (
     BINARY_SUFFIXES,
     LONGBENCH_V2_FIELDS,
@@ -650,7 +650,8 @@ def _content(where: str, i: int, value: object) -> str | None:
     for part in value:
         kind = part.get("type") if isinstance(part, dict) else type(part).__name__
         if kind != "text" or not isinstance(part, dict) or not isinstance(part.get("text"), str):
-            raise _bad(where, f"turn {i} has a {kind!r:.40} content part", "text parts only (specscope sends text)")
+            said = article(format(repr(kind), ".40"))
+            raise _bad(where, f"turn {i} has {said} content part", "text parts only (specscope sends text)")
         texts.append(part["text"])
     return "\n".join(texts)
 
@@ -665,7 +666,8 @@ def _chat(
     out: list[dict[str, str]] = []
     for i, turn in enumerate(raw):
         if not isinstance(turn, dict):
-            raise _bad(where, f"turn {i} is a {type(turn).__name__}", f"{{{role_key!r}: role, {text_key!r}: text}}")
+            expected = f"{{{role_key!r}: role, {text_key!r}: text}}"
+            raise _bad(where, f"turn {i} is {article(type(turn).__name__)}", expected)
         role = _role_of(raw, i, role_key, roles, sharegpt=field == "conversations")
         if role is None:
             raise _bad(where, f"turn {i} has role {turn.get(role_key)!r:.40}", f"roles {', '.join(sorted(roles))}")

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from specscope.errors import ConfigError
+from specscope.values import article
 from specscope.workload.census import (
     AIPERF_SINGLE_TURN_FIELDS,
     ARENA_FIELDS,
@@ -369,7 +370,7 @@ def check_row_kind(where: str, record: dict[str, Any]) -> None:
     media = [k for k in MEDIA_FIELDS if record.get(k)]
     media += [k for k in record if k not in MEDIA_FIELDS and _GUIDELLM_MEDIA.match(str(k)) and record[k]]
     if media:  # GuideLLM's `picture`, `Img`, `wav` ... columns were dropped without a word and the text sent alone
-        raise bad_row(where, f"a {media[0]} field (AIPerf SingleTurn / GuideLLM media)", "text only",
+        raise bad_row(where, f"{article(media[0])} field (AIPerf SingleTurn / GuideLLM media)", "text only",
                       "remove the media fields: specscope sends text")  # fmt: skip
     if record.get("message_mode") == "delta":
         raise bad_row(where, "a `message_mode: delta` row (AIPerf MooncakeTrace: only this turn's new messages; AIPerf "
@@ -840,7 +841,8 @@ def _agentic_text(where: str, message: object) -> tuple[str, str]:
     """``(role, text)`` of one message of an agentic trace round: ``content`` a string or text parts (OpenHands'
     ``[{"type": "text", "text"}]``, joined with a newline as SGLang's ``agentic.py`` flattens them)."""
     if not isinstance(message, dict):
-        raise bad_row(where, f"a message that is a {type(message).__name__}", "message objects with role and content")
+        what = f"a message that is {article(type(message).__name__)}"
+        raise bad_row(where, what, "message objects with role and content")
     role, content = message.get("role"), message.get("content")
     if isinstance(content, list) and all(isinstance(p, dict) and isinstance(p.get("text"), str) for p in content):
         content = "\n".join(p["text"] for p in content)
@@ -888,7 +890,7 @@ def agentic_trace_records(path_text: str, text: str) -> list[tuple[str, dict[str
                 turns.append({"role": "system", "text": said[0][1]})
                 said = said[1:]
             if len(said) != 1 or said[0][0] != "user":
-                what = f"{len(said)} messages" if len(said) != 1 else f"a {said[0][0]} message"
+                what = f"{len(said)} messages" if len(said) != 1 else f"{article(said[0][0])} message"
                 raise bad_row(where, f"{what} in one round", "one user message per round", fix)
             turns.append({"text": said[0][1]})
         if not any("role" not in t for t in turns):

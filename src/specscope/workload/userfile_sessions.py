@@ -43,6 +43,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from specscope.values import article
 from specscope.workload.census import MOONCAKE_MESSAGES_MARKS, MULTI_TURN_ROW_KEYS, RECORDED_BODY_MARK
 from specscope.workload.prompt import Prompt, message_text
 from specscope.workload.userfile_fields import bad_row
@@ -163,7 +164,7 @@ def recorded_messages(where: str, raw: list[Any]) -> list[dict[str, Any]]:
     for i, m in enumerate(raw):
         what = f"message {i} of `messages` (0-based)"
         if not isinstance(m, dict):
-            raise bad_row(where, f"{what} is a {type(m).__name__}, not an object", expected, fix)
+            raise bad_row(where, f"{what} is {article(type(m).__name__)}, not an object", expected, fix)
         if "role" not in m:
             raise bad_row(where, f"{what} has no role (keys: {sorted(m)!s:.80})", expected, fix)
         if m["role"] not in OPENAI_CHAT_ROLES:
@@ -302,7 +303,7 @@ def _join(path: Path, sid: str, rows: list[Prompt]) -> Prompt:
         if kind == "mooncake_messages":
             recorded.append(tuple(p.messages))  # AIPerf's raw_messages: sent verbatim, whatever they hold
         elif p.messages[0]["role"] != "user" or len(p.messages) != 1:
-            raise bad_row(where, f"a later row of session {sid!r} opens with a {p.messages[0]['role']} turn",
+            raise bad_row(where, f"a later row of session {sid!r} opens with {article(p.messages[0]['role'])} turn",
                           "the session's later rows: user turns (AIPerf hoists a system turn only when it opens "
                           "the session)")  # fmt: skip
         lengths += _row_turn_lengths(p)  # each turn sent with its own (AIPerf: Turn.max_tokens per row)
