@@ -24,10 +24,11 @@ SHAPES = {
     "vllm_choice": ("vllm", "vllm.choices.speculative_decoding_stats", 4, HIST, [3]),
     # current names beside their older aliases (spec_accepted_drafts / spec_proposed_drafts), which must agree
     "sglang": ("sglang", "sglang.meta_info", 4, HIST, []),
-    "sglang_059": ("sglang", "sglang.meta_info", 4, {}, []),  # 0.5.9 and before: counts and verify_ct, no histogram
+    # 0.5.9 and before: counts and verify_ct, no histogram (absent: None, never an empty histogram)
+    "sglang_059": ("sglang", "sglang.meta_info", 4, None, []),
     "sglang_sglext": ("sglang", "sglang.sglext.spec_tokens_details", 4, HIST, []),
     "trtllm": ("trtllm", "trtllm.choices.speculative_decoding", 4, HIST, [3]),
-    "llamacpp": ("llamacpp", "llamacpp.timings", None, {}, []),  # no verify steps, no histogram, no k
+    "llamacpp": ("llamacpp", "llamacpp.timings", None, None, []),  # no verify steps, no histogram, no k
 }
 
 

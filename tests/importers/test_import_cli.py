@@ -325,3 +325,30 @@ def test_one_imported_cell_is_counted_in_the_singular(tmp_path, capsys, monkeypa
     )
     assert code == 0, err
     assert out.splitlines()[-1] == f"1 cell imported into {run}; judge the run with: specscope report {run}"
+
+
+def _sglang_notes(tmp_path, capsys, monkeypatch, line: dict[str, object]) -> list[str]:
+    tmp_path.mkdir(exist_ok=True)
+    f = tmp_path / "one.jsonl"
+    f.write_text(json.dumps(line) + "\n")
+    run = tmp_path / "run"
+    code, _, err = cli(["import", f, "--config", "base", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    (imported,) = report_json(run)["manifest"]["imports"]
+    return [n for n in imported["not_recorded"] if n.startswith("speculative acceptance")]
+
+
+def test_a_bench_serving_line_without_accept_length_says_no_field_not_null(tmp_path, capsys, monkeypatch):
+    # absent52 item 3: a line with no accept_length key (an older bench_serving, or a hand-trimmed file) was
+    # described as "accept_length null", which names a value the file never wrote
+    line = json.loads((IMPORTS / "sglang_base.jsonl").read_text().splitlines()[0])
+    assert line["accept_length"] is None
+    assert _sglang_notes(tmp_path, capsys, monkeypatch, line) == ["speculative acceptance (accept_length null)"]
+    del line["accept_length"]
+    assert _sglang_notes(tmp_path / "b", capsys, monkeypatch, line) == [
+        "speculative acceptance (no accept_length field)"
+    ]
+    line["accept_length"] = "2.5"
+    assert _sglang_notes(tmp_path / "c", capsys, monkeypatch, line) == [
+        'speculative acceptance (accept_length "2.5", not a number)'
+    ]

@@ -150,7 +150,24 @@ def test_a_bench_serving_line_without_concurrency_leaves_it_absent(tmp_path, cap
 
 
 def test_an_aiperf_summary_holds_no_concurrency_figure_and_stays_absent(tmp_path, capsys, monkeypatch):
-    # AIPerf's profile_export_aiperf.json has no metric of requests in flight (src/aiperf/metrics/types): absent
+    # AIPerf 0.10.0's profile_export_aiperf.json has no metric of requests in flight (no effective_concurrency): absent
     doc = json.loads((IMPORTS / "aiperf_0.10.0_chatbot_c4.json").read_text())
+    (cell,) = _cells(tmp_path, capsys, monkeypatch, doc)
+    assert cell["achieved_concurrency"] is None
+
+
+def test_a_newer_aiperf_summary_gives_its_effective_concurrency_named_not_recomputed(tmp_path, capsys, monkeypatch):
+    # AIPerf 0.13.0's summary writes effective_concurrency {"unit": "requests", "avg": 1.7268517955469342, ...}; it
+    # holds no start instants, so the tool's own figure is stored as written and named (issue absent52 item 1)
+    doc = json.loads((IMPORTS / "aiperf_spec_r0.json").read_text())
+    (cell,) = _cells(tmp_path, capsys, monkeypatch, doc)
+    assert cell["achieved_concurrency"] == 1.7268517955469342
+    (reason,) = [r for r in cell["reasons"] if r.startswith("CONCURRENCY_FROM(")]
+    assert "not recomputed" in reason and "effective_concurrency" in reason
+
+
+def test_an_aiperf_effective_concurrency_in_another_unit_is_left_out(tmp_path, capsys, monkeypatch):
+    doc = json.loads((IMPORTS / "aiperf_spec_r0.json").read_text())
+    doc["effective_concurrency"]["unit"] = "percent"
     (cell,) = _cells(tmp_path, capsys, monkeypatch, doc)
     assert cell["achieved_concurrency"] is None

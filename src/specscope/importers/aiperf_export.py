@@ -17,8 +17,11 @@ sums the output tokens alone, the reasoning ones left out, and is read only wher
 ``error_request_count`` (requests), ``time_to_first_token`` and ``inter_token_latency`` (ms; AIPerf's ITL per request is
 (latency - TTFT) / (output tokens - 1), specscope's TPOT), ``output_token_throughput`` (tokens/sec),
 ``input_sequence_length`` (tokens). Per-request records live in another file (``profile_export.jsonl``), imported
-on its own (:mod:`specscope.importers.aiperf_records`). The summary holds no metric of requests in flight: its
-cell's achieved concurrency is absent (the per-request export gives it).
+on its own (:mod:`specscope.importers.aiperf_records`). Newer releases (0.13.0 in
+tests/data/imports/aiperf_spec_r0.json) add ``effective_concurrency`` (unit ``requests``): its ``avg`` is stored as
+the tool's own mean in flight, :data:`CONCURRENCY_SOURCE` (its definition is not in the AIPerf source read here, so
+the figure is named by its field and unit only, never recomputed); a summary without it, or in another unit, leaves
+the cell's achieved concurrency absent (the per-request export gives it).
 When the server reported per-request speculative acceptance, AIPerf adds the run's sums
 (``src/aiperf/metrics/types/spec_decode_metrics.py`` @ 1849cd1baf9f1bfc88e4d047c4028bc291d091a4):
 ``total_spec_decode_steps`` (verify steps), ``total_draft_tokens``, ``total_accepted_draft_tokens`` (bonus token
@@ -56,10 +59,22 @@ from specscope.importers.record import (
     warning_notes,
 )
 
-__all__ = ["KNOWN_FAMILY", "KNOWN_KEYS", "SHAPE", "TOOL", "load_of", "model_of", "parse", "recognise"]
+__all__ = [
+    "CONCURRENCY_SOURCE",
+    "KNOWN_FAMILY",
+    "KNOWN_KEYS",
+    "SHAPE",
+    "TOOL",
+    "load_of",
+    "model_of",
+    "parse",
+    "recognise",
+]
 
 SHAPE = "aiperf-profile-export"
 TOOL = "aiperf profile"
+#: the source of the tool's own mean in flight (module doc)
+CONCURRENCY_SOURCE = "effective_concurrency.avg (unit requests), as the summary names it; its definition not read"
 #: seconds per unit as AIPerf writes a metric's ``unit`` (both its summary and its per-request records)
 UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0, "seconds": 1.0}
 
@@ -247,6 +262,11 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         "not_recorded": ["per-request arrays (in profile_export.jsonl, not read)"],
     }
     _spec(doc, facts)
+    in_flight = _metric(doc, "effective_concurrency")
+    mean_in_flight = num(in_flight, "avg") if in_flight is not None and in_flight["unit"] == "requests" else None
+    if mean_in_flight is not None and mean_in_flight > 0:
+        facts["tool_concurrency"] = mean_in_flight
+        facts["tool_concurrency_source"] = CONCURRENCY_SOURCE
     if doc.get("was_cancelled"):
         facts["not_recorded"].append("a complete run (was_cancelled: true)")
     cfg: Mapping[str, Any] = doc["input_config"]

@@ -55,6 +55,9 @@ WINDOW_UNKNOWN = (
 
 #: what the line's ``concurrency`` is (``calculate_metrics`` at the commit above): the tool's own figure, stored as
 #: written; the line holds no start instants, so it cannot be derived here (:mod:`specscope.stats.imported`)
+#: a key the line does not hold (told apart from one written null)
+_ABSENT = object()
+
 CONCURRENCY_SOURCE = (
     "concurrency = sum of the successful requests' e2e latencies / the benchmark duration (from the first send to "
     "after the last response and the server-info query)"
@@ -159,7 +162,15 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         facts["not_recorded"].append("acceptance rate and per-position acceptance (SGLang writes the length only)")
         facts["not_recorded"].append(WINDOW_UNKNOWN)
     else:
-        facts["not_recorded"].append("speculative acceptance (accept_length null)")
+        raw = doc.get("accept_length", _ABSENT)
+        why = (
+            "no accept_length field"
+            if raw is _ABSENT
+            else "accept_length null"
+            if raw is None
+            else f"accept_length {spelled(raw)}, not a number"
+        )
+        facts["not_recorded"].append(f"speculative acceptance ({why})")
     mean_in_flight = num(doc, "concurrency")
     if mean_in_flight is not None and mean_in_flight > 0:
         facts["tool_concurrency"] = mean_in_flight

@@ -37,7 +37,8 @@ Reasons: ``STREAM_DEGRADED(failed:N)`` when the tool counted failed requests (st
 status is decided (a statement about the design, like ``CAPACITY_LIMITED``), ``IMPORTED(TOOL: rounds paired by
 order, not interleaved)``, ``NOT_RECORDED(...)`` and, where the achieved concurrency was derived from the tool's
 per-request start instants, ``CONCURRENCY_FROM(...)`` naming them; else, where the tool wrote its own mean in flight
-(``tool_concurrency``: SGLang's ``concurrency``), that figure as written, ``CONCURRENCY_FROM(the tool's own figure, as
+(``tool_concurrency``: SGLang's ``concurrency``, AIPerf's
+``effective_concurrency``), that figure as written, ``CONCURRENCY_FROM(the tool's own figure, as
 written, not recomputed: ...)`` naming its field and definition (absent without either, never 0).
 """
 

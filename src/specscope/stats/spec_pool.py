@@ -39,7 +39,8 @@ def pool_requests(specs: Sequence[SpecRequest]) -> dict[str, Any] | None:
     Keys: ``engines`` / ``shapes`` (sorted, distinct), ``requests`` (responses with a record), ``accepted_tokens``,
     ``draft_tokens``, ``verify_steps`` (sums or None) with ``*_requests`` (how many responses each rests on),
     ``histogram`` (``{accepted drafts j: steps}``, string keys for JSON), ``histogram_steps`` (its sum),
-    ``draft_lengths`` (``{drafted tokens: steps}`` from per-step arrays), ``configured_k`` (distinct values seen),
+    ``draft_lengths`` (``{drafted tokens: steps}`` from per-step arrays): each None when no response sent one (absent,
+    never an empty figure), ``configured_k`` (distinct values seen),
     ``warnings`` (each response's named reasons, counted: ``CODE(detail) x N``).
     """
     if not specs:
@@ -53,6 +54,7 @@ def pool_requests(specs: Sequence[SpecRequest]) -> dict[str, Any] | None:
         for j, n in s.histogram:
             hist[j] += n
         lengths.update(s.draft_per_step)
+    sent_hist = any(s.histogram for s in specs)
     warnings = Counter(w for s in specs for w in s.warnings)
     return {
         "engines": sorted({s.engine for s in specs}),
@@ -64,9 +66,9 @@ def pool_requests(specs: Sequence[SpecRequest]) -> dict[str, Any] | None:
         "draft_tokens_requests": n_dr,
         "verify_steps": steps,
         "verify_steps_requests": n_st,
-        "histogram": {str(j): hist[j] for j in sorted(hist)},
-        "histogram_steps": sum(hist.values()),
-        "draft_lengths": {str(k): lengths[k] for k in sorted(lengths)},
+        "histogram": {str(j): hist[j] for j in sorted(hist)} if sent_hist else None,
+        "histogram_steps": sum(hist.values()) if sent_hist else None,
+        "draft_lengths": {str(k): lengths[k] for k in sorted(lengths)} if lengths else None,
         "configured_k": sorted({s.configured_k for s in specs if s.configured_k is not None}),
         "warnings": [w if n == 1 else f"{w} x {n}" for w, n in warnings.items()],
     }
