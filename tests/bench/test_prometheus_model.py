@@ -19,14 +19,20 @@ def _series(name: str, model: str, value: float) -> dict:
     return {"metric": labels, "value": [1700000000.0, f"{value:g}"]}
 
 
-ANSWER = {"status": "success", "data": {"resultType": "vector", "result": [
-    _series("vllm:spec_decode_num_drafts_total", "served", 10),
-    _series("vllm:spec_decode_num_draft_tokens_total", "served", 30),
-    _series("vllm:spec_decode_num_accepted_tokens_total", "served", 12),
-    _series("vllm:spec_decode_num_drafts_total", "other", 1000),
-    _series("vllm:spec_decode_num_draft_tokens_total", "other", 3000),
-    _series("vllm:spec_decode_num_accepted_tokens_total", "other", 2000),
-]}}
+ANSWER = {
+    "status": "success",
+    "data": {
+        "resultType": "vector",
+        "result": [
+            _series("vllm:spec_decode_num_drafts_total", "served", 10),
+            _series("vllm:spec_decode_num_draft_tokens_total", "served", 30),
+            _series("vllm:spec_decode_num_accepted_tokens_total", "served", 12),
+            _series("vllm:spec_decode_num_drafts_total", "other", 1000),
+            _series("vllm:spec_decode_num_draft_tokens_total", "other", 3000),
+            _series("vllm:spec_decode_num_accepted_tokens_total", "other", 2000),
+        ],
+    },
+}
 
 
 def _snapshot(source: PrometheusSource):

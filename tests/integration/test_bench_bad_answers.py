@@ -309,6 +309,8 @@ def test_a_replica_scrape_of_the_other_kind_than_its_first_is_the_cell_unreadabl
     # was: [TOKENS_MISMATCH], [ENGINE_UNKNOWN_START(0)], [ENGINE_VANISHED(0), SERIES_VANISHED(...)]; the replica is
     # an idle second server, so cell 1's server tokens are its 0 (the one cell whose counters were read)
     assert [c.reasons for c in cells] == [
-        ("TOKENS_MISMATCH(client=6, server=0)",), ("METRICS_UNREADABLE(before)",), ("METRICS_UNREADABLE(after)",)
+        ("TOKENS_MISMATCH(client=6, server=0)",),
+        ("METRICS_UNREADABLE(before)",),
+        ("METRICS_UNREADABLE(after)",),
     ]
     assert [c.counters is None for c in cells] == [False, True, True]

@@ -16,13 +16,57 @@ def test_count_noun():
 
 def test_article():
     """``an image field``, never ``a image field`` (census refusal of a media row, 2026-12-06)."""
-    got = [article(w) for w in ("image", "image_uuids", "audio", "Img", "video", "wav", "picture", "assistant",
-                                "user", "uuid", "unit", "upload", "eot", "omni", "system", "mp4", "mkv", "wav",
-                                "str", "int", "'image_url'", "")]
-    assert got == ["an image", "an image_uuids", "an audio", "an Img", "a video", "a wav", "a picture",
-                   "an assistant", "a user", "a uuid", "a unit", "an upload", "an eot", "an omni", "a system",
-                   "an mp4", "an mkv", "a wav", "a str", "an int",
-                   "an 'image_url'", "a "]
+    got = [
+        article(w)
+        for w in (
+            "image",
+            "image_uuids",
+            "audio",
+            "Img",
+            "video",
+            "wav",
+            "picture",
+            "assistant",
+            "user",
+            "uuid",
+            "unit",
+            "upload",
+            "eot",
+            "omni",
+            "system",
+            "mp4",
+            "mkv",
+            "wav",
+            "str",
+            "int",
+            "'image_url'",
+            "",
+        )
+    ]
+    assert got == [
+        "an image",
+        "an image_uuids",
+        "an audio",
+        "an Img",
+        "a video",
+        "a wav",
+        "a picture",
+        "an assistant",
+        "a user",
+        "a uuid",
+        "a unit",
+        "an upload",
+        "an eot",
+        "an omni",
+        "a system",
+        "an mp4",
+        "an mkv",
+        "a wav",
+        "a str",
+        "an int",
+        "an 'image_url'",
+        "a ",
+    ]
 
 
 def test_one_verify_step_is_one_step():

@@ -270,9 +270,20 @@ def test_a_csv_header_separated_by_semicolons_is_named(tmp_path: Path) -> None:
     assert "save the file with commas" in info.value.one_line()
 
 
-@pytest.mark.parametrize(("column", "named"), [("picture", "a picture"), ("Img", "an Img"), ("photos", "a photos"),
-                                               ("image_1", "an image_1"), ("clip", "a clip"), ("mp4", "an mp4"),
-                                               ("voice", "a voice"), ("wav", "a wav"), ("Speech", "a Speech")])
+@pytest.mark.parametrize(
+    ("column", "named"),
+    [
+        ("picture", "a picture"),
+        ("Img", "an Img"),
+        ("photos", "a photos"),
+        ("image_1", "an image_1"),
+        ("clip", "a clip"),
+        ("mp4", "an mp4"),
+        ("voice", "a voice"),
+        ("wav", "a wav"),
+        ("Speech", "a Speech"),
+    ],
+)
 def test_a_guidellm_media_column_is_refused_by_name(tmp_path: Path, column: str, named: str) -> None:
     """GuideLLM sends a row's media from any of its media column names (mappers.py @0016f762 ``image_column``
     ``picture`` / ``photo`` / ``img``, ``video_column`` ``clip`` / ``mp4`` ..., ``audio_column`` ``voice`` / ``wav``

@@ -331,8 +331,9 @@ def check_unread_tensors(ck: Checkpoint, layout: DraftLayout, *, named: tuple[st
         shown = ", ".join(group[:8]) + (f" (+{len(group) - 8} more)" if len(group) > 8 else "")
         out.append(
             finding(
-                "DRAFT_TENSORS_UNREAD/heads" if extra and loader == "skips" else
-                variant.get(loader, "DRAFT_TENSORS_UNREAD/unjudged"),
+                "DRAFT_TENSORS_UNREAD/heads"
+                if extra and loader == "skips"
+                else variant.get(loader, "DRAFT_TENSORS_UNREAD/unjudged"),
                 file=ck.shard_of(group[0]),
                 tensor=group[0],
                 n=len(group),
