@@ -93,6 +93,12 @@ def test_garbage_tokenize_and_models_answers_are_asked_again_and_the_run_finishe
     assert abs(words - 64) <= TOLERANCE_TOKENS
 
 
+def _server_reasons(cell) -> tuple[str, ...]:
+    """A cell's reasons less the client's own load flag (CLIENT_LIMITED: a loaded 2-core machine sets it on any cell;
+    make test saw "loop lag p99 11.2 ms > 10 ms" beside the reason a test pins)."""
+    return tuple(r for r in cell.reasons if not r.startswith("CLIENT_LIMITED"))
+
+
 def test_a_bad_answer_is_named_not_a_traceback():
     with pytest.raises(ServerError) as info:
         read_answer(TokenCount, GARBAGE_PAGE, path="/tokenize", fix="f")
@@ -267,7 +273,7 @@ def test_a_scrape_mid_run_that_is_no_prometheus_text_is_the_cell_unreadable_reas
     # Prometheus text at start, so it is no reading of that server (cell 1's before = request 2, cell 2's after = 5)
     script = TruthScript(default=PLAN, garbage={"/metrics": [2, 5]}, garbage_body={"/metrics": body})
     cells = _three_cells(script, tmp_path)
-    assert [c.reasons for c in cells] == [("METRICS_UNREADABLE(before)",), ("METRICS_UNREADABLE(after)",), ()]
+    assert [_server_reasons(c) for c in cells] == [("METRICS_UNREADABLE(before)",), ("METRICS_UNREADABLE(after)",), ()]
     assert [c.server_generation_tokens for c in cells] == [None, None, 6]
 
 
@@ -278,7 +284,7 @@ def test_a_second_models_series_mid_run_is_not_the_served_models(tmp_path):
     body = _vllm_body(("truth", 12.0), ("other", 50.0))
     script = TruthScript(default=PLAN, serve_models=True, garbage={"/metrics": [3]}, garbage_body={"/metrics": body})
     cells = _three_cells(script, tmp_path)  # GET /v1/models names the served model: truth
-    assert [c.reasons for c in cells] == [(), (), ()]
+    assert [_server_reasons(c) for c in cells] == [(), (), ()]
     assert [c.server_generation_tokens for c in cells] == [6, 6, 6]
 
 
@@ -308,7 +314,7 @@ def test_a_replica_scrape_of_the_other_kind_than_its_first_is_the_cell_unreadabl
         cells = sorted(summarize_run(run), key=lambda c: c.repeat)
     # was: [TOKENS_MISMATCH], [ENGINE_UNKNOWN_START(0)], [ENGINE_VANISHED(0), SERIES_VANISHED(...)]; the replica is
     # an idle second server, so cell 1's server tokens are its 0 (the one cell whose counters were read)
-    assert [c.reasons for c in cells] == [
+    assert [_server_reasons(c) for c in cells] == [
         ("TOKENS_MISMATCH(client=6, server=0)",),
         ("METRICS_UNREADABLE(before)",),
         ("METRICS_UNREADABLE(after)",),
