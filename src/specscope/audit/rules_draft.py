@@ -28,7 +28,7 @@ VL_PROCESSOR_FILES = ("preprocessor_config.json", "processor_config.json", "vide
 
 
 def check_draft_config(
-    cfg: dict[str, Any], *, target_num_layers: int | None = None, file: str = "config.json"
+    cfg: dict[str, Any], *, target_num_layers: int | None = None, file: str = "config.json", family: str = ""
 ) -> tuple[list[Finding], list[dict[str, Any]]]:
     """Findings for a DFlash/EAGLE draft ``config.json`` and the per-layer table ``[{layer, type, window, causal}]``.
 
@@ -37,7 +37,8 @@ def check_draft_config(
     ``DFLASH_MIXED_LAYER_TYPES`` (WARNING), ``DFLASH_SWA_ONLY_IN_DFLASH_CONFIG`` (WARNING),
     ``DFLASH_MAX_WINDOW_LAYERS_IGNORED`` (INFO), ``DRAFT_TARGET_LAYER_OUT_OF_RANGE`` (ERROR),
     ``DFLASH_TARGET_LAYER_IDS_INVALID`` (ERROR), ``EAGLE3_AUX_IDS_INVALID`` (ERROR), ``DFLASH_MASK_TOKEN_OUT_OF_RANGE``
-    (ERROR), ``EAGLE3_AUX_IDS_NOT_READ`` (WARNING).
+    (ERROR), ``EAGLE3_AUX_IDS_NOT_READ`` (WARNING), ``DFLASH_SLIDING_FLAG_NOT_APPLIED`` (WARNING, ``family``
+    "dflash" only: :func:`_sliding_flag`).
     """
     out: list[Finding] = []
     n = cfg.get("num_hidden_layers")
@@ -100,6 +101,8 @@ def check_draft_config(
             )
         if "max_window_layers" in cfg:
             out.append(finding("DFLASH_MAX_WINDOW_LAYERS_IGNORED", file=file, layers=cfg["max_window_layers"]))
+    if family == "dflash" and not isinstance(types, list):
+        out += _sliding_flag(cfg, dcfg, file)
     key, ids = dflash_layer_ids(cfg)
     if ids is not None and not isinstance(ids, list):
         out.append(finding("DFLASH_TARGET_LAYER_IDS_INVALID", file=file, ids=repr(ids), kind=type(ids).__name__))
@@ -134,6 +137,44 @@ def check_draft_config(
                 )
             )
     return out, table
+
+
+#: transformers ``Qwen3Config`` class defaults (``models/qwen3/configuration_qwen3.py`` @008e5743): the window and the
+#: first layer that slides when ``use_sliding_window`` is true and the config gives neither
+_QWEN3_DEFAULT_WINDOW, _QWEN3_DEFAULT_MAX_WINDOW_LAYERS = 4096, 28
+
+
+def _sliding_flag(cfg: dict[str, Any], dcfg: dict[str, Any], file: str) -> list[Finding]:
+    """``DFLASH_SLIDING_FLAG_NOT_APPLIED`` (WARNING): a DFlash draft of ``model_type`` qwen3 asks for sliding-window
+    attention with ``use_sliding_window: true`` but gives no ``layer_types`` (and no ``dflash_config.use_swa``).
+
+    vLLM ``qwen3_dflash.py`` @036a00d1 ``_resolve_layer_attention`` never reads ``use_sliding_window``: a layer slides
+    when ``dflash_config.use_swa`` is true or ``layer_types[i]`` is ``sliding_attention``. The draft's config is the
+    transformers ``Qwen3Config`` (@008e5743), whose ``__post_init__`` fills a missing ``layer_types`` with
+    ``sliding_attention`` only for layers at or past ``max_window_layers`` (default 28) when the window is set (default
+    4096). A DFlash draft has a handful of layers, so with the default every layer runs full attention: the window is
+    silently not applied (exit 0 with no word before). With ``max_window_layers`` inside the draft, the layers past it
+    slide and the rest do not (``/derived``; a mix vLLM builds only under its V2 model runner). ``/derived`` is not
+    raised when every layer slides: that is what the flag asks for. Another ``model_type`` builds another config class
+    and is not judged here."""
+    if cfg.get("use_sliding_window") is not True or dcfg.get("use_swa") or cfg.get("model_type") != "qwen3":
+        return []
+    n = config_int(cfg, "num_hidden_layers")
+    window = cfg.get("sliding_window", _QWEN3_DEFAULT_WINDOW)
+    first = cfg.get("max_window_layers", _QWEN3_DEFAULT_MAX_WINDOW_LAYERS)
+    if n is None or window is None or not isinstance(first, int) or isinstance(first, bool):
+        return []  # no window (DFLASH_SLIDING_WINDOW_MISSING's case) or a count not read here
+    sliding = [i for i in range(n) if i >= first]
+    full = [i for i in range(n) if i < first]
+    facts: dict[str, Any] = {"file": file, "window": window, "first": first, "layers": n}
+    details: dict[str, Any] = {"sliding_window": window, "max_window_layers": first}
+    details["derived_layer_types"] = ["sliding_attention" if i >= first else "full_attention" for i in range(n)]
+    if not sliding:
+        return [finding("DFLASH_SLIDING_FLAG_NOT_APPLIED", **facts, details=details)]
+    if full:
+        facts |= {"sliding": sliding, "full": full}
+        return [finding("DFLASH_SLIDING_FLAG_NOT_APPLIED/derived", **facts, details=details)]
+    return []
 
 
 #: the key of the EAGLE-3 target layers as SpecForge / SGLang keep them (under ``eagle_config``)

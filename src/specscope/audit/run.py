@@ -279,7 +279,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
         facts["kv_scales"] = kv_table
     if draft is not None and draft.family.key in ("dflash", "eagle", "eagle3") and ck.config is not None:
         target_layers = _num_layers(target_ck.config) if target_ck else _declared_target_depth(ck.config)
-        d_findings, table = check_draft_config(ck.text_config, target_num_layers=target_layers)
+        d_findings, table = check_draft_config(ck.text_config, target_num_layers=target_layers, family=draft.family.key)
         findings += d_findings
         facts["draft_layers"] = table
     if draft is not None and speculators_facts(ck.config):
