@@ -12,6 +12,10 @@ tensors copied to the first index past the count built) the loader's verdict is 
 ``/skipped`` (warning, exit 0) where it skips them. A family whose loader was not read stays unjudged, and the
 generated table says so.
 
+Kimi-K3 (issue 36 leftover): its MTP loader skips such layers, but the target's own loader (vLLM
+vllm/models/kimi_k3/nvidia/model.py @006193b5 KimiLinearModel.load_weights) reads the checkpoint first and raises
+KeyError on them: the warning ``/skipped`` (exit 0) is now ``/target`` (error, exit 1).
+
 Before (issue 36, the eight families "not judged"): Kimi-K3, dots3 note, MiMo-V2, HY-V4 and Nemotron-H (whose loaders
 skip such layers) and Qwen4-Exp (whose AutoWeightsLoader raises on them) were exit 0 with no word; each loader is now
 named in architectures.toml ``engines``. GLM-OCR and HY-V3 stay unjudged: the layer picker their loaders import was in
@@ -46,7 +50,7 @@ EXPECTED = {
     "exaone_mtp": "raises",
     "ernie_mtp": "raises-fixed",
     "longcat_flash_mtp": "raises-fixed",
-    "kimi_k3_mtp": "skips",
+    "kimi_k3_mtp": "skips-target",
     "dots3_note_mtp": "skips",
     "mimo_v2_mtp": "skips",
     "hy_v4_mtp": "skips",
@@ -57,7 +61,7 @@ JUDGED = sorted(k for k, f in families().items() if f.kind == "mtp" and f.past_l
 
 
 def _verdict(fam: Family) -> str:
-    return fam.past_layers + ("-fixed" if fam.layers_fixed else "")
+    return fam.past_layers + ("-fixed" if fam.layers_fixed else "") + ("-target" if fam.target_past_layers else "")
 
 
 def _with_past_layer(key: str) -> tuple[dict[str, list[int]], dict, int, list[str]]:
@@ -98,7 +102,8 @@ def test_complete_exits_0_and_a_layer_past_the_built_count_is_named(tmp_path: Pa
     shapes, cfg, declared, pasts = _with_past_layer(key)
     r = audit_checkpoint(write(tmp_path / "past", shapes, cfg))
     (f,) = r.by_code("MTP_LAYERS_NOT_BUILT")  # the variants (/skipped, /fixed) report the base code
-    severity, exit_code = {"skips": ("warning", 0), "raises": ("error", 1), "raises-fixed": ("error", 1)}[EXPECTED[key]]
+    verdicts = {"skips": ("warning", 0), "raises": ("error", 1), "raises-fixed": ("error", 1)}
+    severity, exit_code = (verdicts | {"skips-target": ("error", 1)})[EXPECTED[key]]
     assert (f.severity.value, r.exit_code) == (severity, exit_code), key
     assert f.details["stored_past"] == [declared] and f.details["built"] == declared, key
     assert f.details["prefixes"] == pasts and all(t.startswith(tuple(pasts)) for t in f.details["tensors"]), key
@@ -107,6 +112,9 @@ def test_complete_exits_0_and_a_layer_past_the_built_count_is_named(tmp_path: Pa
     if EXPECTED[key] == "raises-fixed":
         assert f.fix.startswith(f"re-export the checkpoint without layer(s) {declared} (the engine's loader for ")
         assert "does not make it load the others" in f.fix and "raises on the first" in f.consequence
+    elif EXPECTED[key] == "skips-target":  # the target's loader raises first (Kimi-K3's KimiLinearModel @006193b5)
+        assert f.consequence.startswith("the target model's own loader reads the checkpoint before the MTP loader")
+        assert f.fix.startswith(f"set {families()[key].layers_key}: {declared + 1} in config.json"), key
     elif EXPECTED[key] == "raises":
         assert f.fix.startswith(f"set {families()[key].layers_key}: {declared + 1} in config.json"), key
         assert "raises on the first" in f.consequence
@@ -122,6 +130,8 @@ def test_the_generated_table_names_each_family_verdict_and_the_unread_ones() -> 
         (row,) = [line for line in doc.splitlines() if line.startswith(f"| `{key}` |")]
         if not fam.past_layers:
             assert "not judged (the loader was not read for it)" in row, key
+        elif fam.target_past_layers == "raises":
+            assert "the target's loader raises first: `MTP_LAYERS_NOT_BUILT/target` (error)" in row, key
         elif fam.layers_fixed:
             assert "`MTP_LAYERS_NOT_BUILT/fixed` (error)" in row, key
         elif fam.past_layers == "raises":

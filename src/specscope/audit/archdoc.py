@@ -121,13 +121,20 @@ def _declared(fam: Family) -> str:
     return " / ".join(parts)
 
 
+def _spelled(fam: Family, prefix: str) -> str:
+    return prefix.replace("{head}", fam.head_prefix).replace("{main}", "model.").replace("{n}", "N+i")
+
+
 def _layer(fam: Family) -> str:
-    p = fam.layer_prefix.replace("{head}", fam.head_prefix).replace("{main}", "model.").replace("{n}", "N+i")
+    p = _spelled(fam, fam.layer_prefix)
     if not p:
         return "-"
     body = {"target": "= a main decoder layer of the same checkpoint"}.get(fam.layer_body, f"{fam.layer_body} layer")
     glue = f"; glue {_names('', fam.layer_glue)}" if fam.layer_glue else ""
-    return f"`{p}*` {body}{glue}"
+    other = "".join(
+        f" (or `{_spelled(fam, s)}*`, max(declared {change:+d}, 1) layers read)" for s, change in fam.layer_spellings
+    )
+    return f"`{p}*`{other} {body}{glue}"
 
 
 def _shared(fam: Family) -> str:
@@ -152,6 +159,8 @@ def _past_layers(fam: Family) -> str:
     if fam.past_layers == "raises":
         code = "MTP_LAYERS_NOT_BUILT/fixed" if fam.layers_fixed else "MTP_LAYERS_NOT_BUILT"
         return f"the loader raises: `{code}` (error)"
+    if fam.past_layers == "skips" and fam.target_past_layers == "raises":
+        return "the MTP loader skips them, the target's loader raises first: `MTP_LAYERS_NOT_BUILT/target` (error)"
     if fam.past_layers == "skips":
         return "the loader skips them: `MTP_LAYERS_NOT_BUILT/skipped` (warning)"
     return "not judged (the loader was not read for it)"

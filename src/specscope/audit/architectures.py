@@ -107,6 +107,16 @@ class Family:
     #: the loader loads no more head layers than it builds now whatever the layers key declares (LongCat-Flash: one;
     #: ERNIE: index 0 only): raising the key is no fix; not inherited from a base row
     layers_fixed: bool = False
+    #: (another layer prefix the loader also reads, the change it makes to the declared layer count) pairs: HY-V4's
+    #: ``model.layers.{n}.`` beside ``model.mtp_layers.{i}.``, of which its layer picker reads
+    #: max(num_nextn_predict_layers - 1, 1) layers. Used when the checkpoint holds the head only in that spelling
+    layer_spellings: tuple[tuple[str, int], ...] = ()
+    #: the most MTP layers the engine accepts: a config declaring more is refused when the model is built (vLLM
+    #: nemotron_h_mtp.py asserts ``num_nextn_predict_layers == 1``); 0 = no such bound read
+    layers_max: int = 0
+    #: what the *target's* loader does with the same stored head layers past the count (it reads the checkpoint
+    #: first): "raises" (the server does not start, with or without speculation), "" (the target's loader not read)
+    target_past_layers: str = ""
     #: names (a tensor, or a module prefix ending in ".") the loader reads or drops by name besides the layout's
     loader_names: tuple[str, ...] = ()
     #: name endings the loader skips when it has no parameter for them, where it raises on other names (``.bias``)
@@ -164,6 +174,9 @@ def families() -> dict[str, Family]:
             unread_tensors=str(merged.get("unread_tensors", "")),
             past_layers=str(entry.get("past_layers", "")),  # not inherited: each loader read on its own
             layers_fixed=bool(entry.get("layers_fixed", False)),
+            layer_spellings=tuple((str(k), int(v)) for k, v in dict(merged.get("layer_spellings", {})).items()),
+            layers_max=int(merged.get("layers_max", 0)),
+            target_past_layers=str(entry.get("target_past_layers", "")),  # not inherited: each target read on its own
             loader_names=_tuple(merged, "loader_names"),
             unread_skipped=_tuple(merged, "unread_skipped"),
             name_aliases=tuple((str(k), str(v)) for k, v in dict(merged.get("name_aliases", {})).items()),
@@ -264,6 +277,8 @@ def _mtp_family(
         return None  # the layer index N + i is unknown
     if chosen.sharing_key and cfg.get(chosen.sharing_key) == "full":
         return chosen, 1, f"num_nextn_predict_layers with {chosen.sharing_key} full"  # one layer serves every step
+    if 0 < chosen.layers_max < n_next:  # the engine refuses the count (Nemotron-H): judged as the count it accepts
+        return chosen, chosen.layers_max, f"num_nextn_predict_layers {n_next} declared, the most the engine accepts"
     if 0 < chosen.engine_layers < n_next:  # the engine reads its first layers only (vLLM MiMo-V2)
         return chosen, chosen.engine_layers, f"num_nextn_predict_layers {n_next} declared, layers the engine reads"
     return chosen, n_next, "num_nextn_predict_layers"
@@ -597,6 +612,21 @@ def _pattern_end_norms(fam: Family, cfg: dict[str, Any], n_layers: int) -> list[
     return [f"{fam.head_prefix}layers.{width * (i + 1) - 1}.{fam.end_norm}" for i in range(n_layers)]
 
 
+def _other_spelling(fam: Family, names: list[str], n_main: int, main: str) -> tuple[str, int] | None:
+    """The family's other layer spelling (``layer_spellings``) when the checkpoint holds its first layer there and
+    nothing under the family's own first layer prefix, else None."""
+    if not fam.layer_spellings or not fam.layer_prefix:
+        return None
+    own = fam.layer_prefix.format(i=0, n=n_main, main=main, head=fam.head_prefix)
+    if any(n.startswith(own) for n in names):
+        return None
+    for spelling, change in fam.layer_spellings:
+        first = spelling.format(i=0, n=n_main, main=main, head=fam.head_prefix)
+        if n_main > 0 and any(n.startswith(first) for n in names):
+            return spelling, change
+    return None
+
+
 def draft_layout(
     fam: Family,
     config: dict[str, Any] | None,
@@ -619,6 +649,12 @@ def draft_layout(
     main = main_layer_prefix(name_list)
     n_main = _int(tc, "num_hidden_layers")
     head = fam.head_prefix
+    spelled = _other_spelling(fam, name_list, n_main, main)
+    if spelled is not None:  # the head stored only in another spelling the loader reads (HY-V4 model.layers.{N+i})
+        fam, declared = replace(fam, layer_prefix=spelled[0], graft_prefix=spelled[0]), n_layers
+        n_layers = max(n_layers + spelled[1], 1)
+        shown = spelled[0].format(i="i", n="N+i", main=main, head=head)
+        config_key = f"{config_key or fam.layers_key} {declared} declared, layers the loader picks as {shown}"
     layer_prefixes = tuple(
         fam.layer_prefix.format(i=i, n=n_main + i, main=main, head=head) for i in range(n_layers) if fam.layer_prefix
     )

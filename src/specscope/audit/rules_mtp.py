@@ -269,7 +269,11 @@ def _layers_not_built(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> F
     (architectures.toml ``engines``); a family whose loader was not read has no ``past_layers`` and is not judged.
     Layer indices are draft indices (DeepSeek's ``model.layers.{N+1}`` is draft layer 1; Nemotron-H's step of
     ``len(mtp_hybrid_override_pattern)`` physical layers ``mtp.layers.{j}`` is one draft layer, and nemotron_h_mtp.py
-    @01ca2773 skips a physical layer past the step it builds)."""
+    @01ca2773 skips a physical layer past the step it builds). ``/target`` (ERROR) where the MTP loader would skip
+    them but the target model's own loader, which reads the same checkpoint first, raises on them
+    (architectures.toml ``target_past_layers``: Kimi-K3's KimiLinearModel @006193b5 skips only the layers
+    ``num_nextn_predict_layers`` declares and indexes its parameters by name for the rest); that is what the user
+    hits, with or without speculation."""
     fam = layout.family
     if fam.past_layers not in ("raises", "skips"):
         return None
@@ -305,6 +309,8 @@ def _layers_not_built(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> F
     code = "MTP_LAYERS_NOT_BUILT" if fam.past_layers == "raises" else "MTP_LAYERS_NOT_BUILT/skipped"
     if fam.past_layers == "raises" and fam.layers_fixed:
         code = "MTP_LAYERS_NOT_BUILT/fixed"  # raising the layers key would not make the loader read them
+    if fam.past_layers == "skips" and fam.target_past_layers == "raises":
+        code = "MTP_LAYERS_NOT_BUILT/target"  # the target's own loader reads them first and raises
     return finding(
         code,
         file=ck.shard_of(tensors[0]),
@@ -324,6 +330,28 @@ def _layers_not_built(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> F
             "tensors": tensors,
             "prefixes": prefixes,
         },
+    )
+
+
+def _layers_unsupported(ck: Checkpoint, layout: DraftLayout) -> Finding | None:
+    """``MTP_LAYERS_UNSUPPORTED`` (ERROR): the config declares more MTP layers than the family's engine accepts
+    (architectures.toml ``layers_max``): vLLM nemotron_h_mtp.py @01ca2773 asserts ``num_nextn_predict_layers == 1``
+    when it builds the predictor, so a Nemotron-H config declaring 2 never starts with MTP; it was audited as two steps
+    (exit 0 with both stored). The head is judged as the count the engine accepts."""
+    fam = layout.family
+    if fam.layers_max <= 0:
+        return None
+    declared = config_int(ck.text_config, fam.layers_key) or config_int(ck.config, fam.layers_key)
+    if declared is None or declared <= fam.layers_max:
+        return None
+    return finding(
+        "MTP_LAYERS_UNSUPPORTED",
+        file="config.json",
+        layers_key=fam.layers_key,
+        declared=declared,
+        most=fam.layers_max,
+        family=fam.title,
+        details={"family": fam.key, "declared": declared, "accepted": fam.layers_max},
     )
 
 
@@ -350,7 +378,8 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], DraftLayout | None]:
         return [unknown], layout
     if not on_head:
         return [_missing_all(ck, layout, names)], layout
-    out = [f for f in (_incomplete(ck, layout, names), _layers_not_built(ck, layout, names)) if f is not None]
+    checks = (_layers_unsupported(ck, layout), _incomplete(ck, layout, names), _layers_not_built(ck, layout, names))
+    out = [f for f in checks if f is not None]
     physical = sorted(n for n in ck.locations if layout.contains(n))
     out += [f for f in (_not_indexed(ck, physical), _fusion_shape(ck, layout)) if f is not None]
     out += check_mtp_shapes(ck, layout)
