@@ -61,7 +61,8 @@ JUDGED = sorted(k for k, f in families().items() if f.kind == "mtp" and f.past_l
 
 
 def _verdict(fam: Family) -> str:
-    return fam.past_layers + ("-fixed" if fam.layers_fixed else "") + ("-target" if fam.target_past_layers else "")
+    target = "-target" if fam.target_past_layers == "raises" else ""
+    return fam.past_layers + ("-fixed" if fam.layers_fixed else "") + target
 
 
 def _with_past_layer(key: str) -> tuple[dict[str, list[int]], dict, int, list[str]]:

@@ -115,7 +115,8 @@ class Family:
     #: nemotron_h_mtp.py asserts ``num_nextn_predict_layers == 1``); 0 = no such bound read
     layers_max: int = 0
     #: what the *target's* loader does with the same stored head layers past the count (it reads the checkpoint
-    #: first): "raises" (the server does not start, with or without speculation), "" (the target's loader not read)
+    #: first): "raises" (the server does not start, with or without speculation), "skips" (it drops them too), ""
+    #: (the target's loader not read)
     target_past_layers: str = ""
     #: names (a tensor, or a module prefix ending in ".") the loader reads or drops by name besides the layout's
     loader_names: tuple[str, ...] = ()
