@@ -84,3 +84,14 @@ def test_bench_with_a_bad_k_is_exit_2_in_one_line(tmp_path):
         "fix: e.g. --k 1,2,4"
     )
     assert list(tmp_path.iterdir()) == []  # refused before any run folder or server
+
+
+def test_the_embedded_engine_runs_every_k_the_axis_takes():
+    # EngineConfig held draft_n_max_tokens to 64 while --k took up to K_MAX: bench --k 100 made its run folder, then
+    # refused draft-k100 ("draft_n_max_tokens: Input should be less than or equal to 64", exit 2)
+    cfg = get_config("draft-k100")
+    argv = llama_server_argv(cfg, model_path=Path("m.gguf"), draft_path=Path("d.gguf"), host="127.0.0.1", port=1)
+    assert argv[argv.index("--spec-draft-n-max") + 1] == "100"
+    assert get_config("ngram-k1024").ngram_mod_n_max_tokens == 1024  # ngram-mod's own bound: 0..1024
+    with pytest.raises(ConfigError, match="ngram_mod_n_max_tokens"):
+        get_config("ngram").with_updates(ngram_mod_n_max_tokens=1025)  # llama.cpp refuses it at start
