@@ -25,7 +25,7 @@ def test_names_parse_and_expand():
     assert expand_k(["base", "draft"], (1, 2), lambda n: n != "base") == ("base", "draft-k1", "draft-k2")
 
 
-@pytest.mark.parametrize("bad", ["0", "1,x", "65", "-1"])
+@pytest.mark.parametrize("bad", ["0", "1,x", "1025", "-1", "²"])
 def test_bad_k_is_one_config_error(bad):
     with pytest.raises(ConfigError) as err:
         parse_k_list(bad)
@@ -80,7 +80,18 @@ def test_bench_with_a_bad_k_is_exit_2_in_one_line(tmp_path):
     r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2
     assert r.stderr.strip() == (
-        "error: --k takes draft lengths in tokens; found: 0; expected: comma-separated whole numbers 1..64; "
+        "error: --k takes draft lengths in tokens; found: 0; expected: comma-separated whole numbers 1..1024; "
         "fix: e.g. --k 1,2,4"
     )
     assert list(tmp_path.iterdir()) == []  # refused before any run folder or server
+
+
+def test_the_embedded_engine_runs_every_k_the_axis_takes():
+    # EngineConfig held draft_n_max_tokens to 64 while --k took up to K_MAX: bench --k 100 made its run folder, then
+    # refused draft-k100 ("draft_n_max_tokens: Input should be less than or equal to 64", exit 2)
+    cfg = get_config("draft-k100")
+    argv = llama_server_argv(cfg, model_path=Path("m.gguf"), draft_path=Path("d.gguf"), host="127.0.0.1", port=1)
+    assert argv[argv.index("--spec-draft-n-max") + 1] == "100"
+    assert get_config("ngram-k1024").ngram_mod_n_max_tokens == 1024  # ngram-mod's own bound: 0..1024
+    with pytest.raises(ConfigError, match="ngram_mod_n_max_tokens"):
+        get_config("ngram").with_updates(ngram_mod_n_max_tokens=1025)  # llama.cpp refuses it at start

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from specscope.errors import ConfigError
-from specscope.kaxis import k_name, split_k_name
+from specscope.kaxis import K_MAX, k_name, split_k_name
 
 __all__ = [
     "SpecType",
@@ -77,11 +77,13 @@ class EngineConfig(BaseModel):
     model_path: Path | None = None
     draft_path: Path | None = None
     draft_quant: DraftQuant | None = None
-    draft_n_max_tokens: int = Field(default=8, ge=1, le=64)
-    draft_n_min_tokens: int = Field(default=0, ge=0, le=64)
+    # draft lengths up to the one bound a k has (specscope.kaxis.K_MAX: ngram-mod's own 0..1024), so every k that
+    # --k takes runs (a k past 64 was refused here after bench had made its run folder)
+    draft_n_max_tokens: int = Field(default=8, ge=1, le=K_MAX)
+    draft_n_min_tokens: int = Field(default=0, ge=0, le=K_MAX)
     ngram_mod_n_match_tokens: int | None = Field(default=None, ge=1)
-    ngram_mod_n_min_tokens: int | None = Field(default=None, ge=0)
-    ngram_mod_n_max_tokens: int | None = Field(default=None, ge=1)
+    ngram_mod_n_min_tokens: int | None = Field(default=None, ge=0, le=K_MAX)
+    ngram_mod_n_max_tokens: int | None = Field(default=None, ge=1, le=K_MAX)
     synth_rates: tuple[float, ...] = ()
     ctx_per_slot_tokens: int = Field(default=4096, ge=256)
     n_parallel: int = Field(default=2, ge=1, le=256)

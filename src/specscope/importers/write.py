@@ -33,7 +33,7 @@ from typing import Any
 from specscope.errors import ConfigError, StoreError
 from specscope.importers.record import Imported
 from specscope.importers.shapes import read_records
-from specscope.kaxis import K_MAX, split_k_name
+from specscope.kaxis import split_k_name
 from specscope.records import CellKey, CellResult, ClientFacts, ImportedFacts, OpenLoopFacts
 from specscope.store import DB_NAME, MANIFEST_NAME, SCHEMA_VERSION, Run, create_run, open_run
 from specscope.store.manifest import ManifestError, validate_manifest
@@ -203,9 +203,7 @@ def _check_k(records: list[tuple[Path, Imported]], config: str) -> None:
     Raises:
         ConfigError: naming the record, its k and where it is recorded, and the name to use.
     """
-    base, named = split_k_name(config)
-    if named is not None and named > K_MAX:  # mtp-k999...9 (a date or a timestamp after "k") names no draft length
-        named = None
+    base, named = split_k_name(config)  # mtp-k999...9 (a date or a timestamp after "k") names no k: None
     first: tuple[int, str] | None = None
     for path, rec in records:
         if rec.k is None:

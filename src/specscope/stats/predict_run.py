@@ -13,11 +13,11 @@ Inputs come from the run where it knows them and from the user otherwise:
   0 when the config has no draft model (n-gram drafting reads no weights); its draft passes per verify step that do
   not grow with k: :func:`specscope.stats.server_spec.draft_passes_per_step` (1 for llama.cpp's ``draft-simple``);
 * draft length k per config: :func:`specscope.stats.server_spec.run_k` (the one place k is derived: the recipe,
-  the vLLM log, the server facts, llama.cpp's ``draft_n_max_tokens``, a trailing ``k<digits>`` in the name), so
-  ``predict``, ``report`` and ``advise`` agree; when nothing says, k is unknown (None, shown as —) and the model is
-  fitted with the k the counters drafted when every draft round drafted the same whole number of tokens
-  (draft_tokens / drafts: then tokens/step is the report's acceptance length, 1 + accepted / drafts), else over the
-  per-position rates the server's counters reported, with a note saying which.
+  the vLLM log, the server facts, llama.cpp's ``draft_n_max_tokens``, the name's ``-kK``
+  (:func:`specscope.kaxis.split_k_name`)), so ``predict``, ``report`` and ``advise`` agree; when nothing says, k is
+  unknown (None, shown as —) and the model is fitted with the k the counters drafted when every draft round drafted
+  the same whole number of tokens (draft_tokens / drafts: then tokens/step is the report's acceptance length,
+  1 + accepted / drafts), else over the per-position rates the server's counters reported, with a note saying which.
 
 * the fraction of verify steps that drafted, per config x workload: :func:`draft_fraction` (drafts / (generated -
   accepted tokens) from the counters; 1 where they do not say), so a drafter that drafts only where the context

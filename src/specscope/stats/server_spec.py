@@ -14,10 +14,10 @@ from typing import Any, Literal
 
 from specscope.adapters.facts import ServerSpec, server_spec
 from specscope.facts import LogPoolFacts, RunFacts, ServerFacts
+from specscope.kaxis import is_draft_length, split_k_name
 
 __all__ = [
     "NO_SPECULATION",
-    "MAX_K",
     "draft_passes_per_step",
     "spec_method",
     "spec_k",
@@ -27,11 +27,6 @@ __all__ = [
     "methods_of",
     "served_model",
 ]
-
-#: the longest draft per verify step a k is believed as (tokens): a stated k past it (``{"k": 10**30}`` in hand-edited
-#: facts, a config named ``mtp-k1733500000``) is no draft length, and was sized into lists of k positions (exit 3,
-#: or out of memory). Engines draft at most tens of tokens per step.
-MAX_K = 1024
 
 #: method names that mean "no speculation" (the recipes' ``method = "base"``).
 NO_SPECULATION = frozenset({"base", "none", ""})
@@ -56,19 +51,14 @@ def spec_k(config: str, facts: ServerFacts) -> int | None:
     """Draft tokens per step (k) of a config, or None when nothing says.
 
     Sources, first found: the engine adapters (:func:`specscope.adapters.facts.server_spec`); a top-level ``k``,
-    ``num_speculative_tokens`` or ``draft_max``; a config name ending in ``k<digits>``.
-    A k outside 0..:data:`MAX_K` is no draft length and the next source is asked.
+    ``num_speculative_tokens`` or ``draft_max``; the config name's ``-kK`` (:func:`specscope.kaxis.split_k_name`,
+    the one reading ``bench --k``, the engine and ``import`` share). A stated k outside 0..K_MAX is no draft length
+    (:func:`specscope.kaxis.is_draft_length`) and the next source is asked.
     """
     for k in (_spec(facts).k, facts.stated_k):
-        if _draft_length(k, 0):
+        if is_draft_length(k, 0):
             return k
-    m = re.search(r"k(\d{1,5})$", config)  # more digits are never a k (a 5,000-digit int() raised ValueError)
-    return int(m.group(1)) if m and _draft_length(int(m.group(1)), 0) else None
-
-
-def _draft_length(k: object, least: int = 1) -> bool:
-    """``k`` is an int in ``least``..MAX_K (a bool is no count)."""
-    return isinstance(k, int) and not isinstance(k, bool) and least <= k <= MAX_K
+    return split_k_name(config)[1]
 
 
 def run_k(config: str, facts: ServerFacts, draftings: Iterable[Mapping[str, Any] | None]) -> tuple[int | None, str]:
@@ -80,7 +70,7 @@ def run_k(config: str, facts: ServerFacts, draftings: Iterable[Mapping[str, Any]
         return k, "server facts"
     stated = {d.get("configured_k") for d in draftings if d and d.get("configured_k") is not None}
     (one,) = stated if len(stated) == 1 else (None,)
-    return (one, "responses") if _draft_length(one) else (None, "unknown")
+    return (one, "responses") if is_draft_length(one) else (None, "unknown")
 
 
 def speculative_method(config: str, facts: ServerFacts) -> str | None:

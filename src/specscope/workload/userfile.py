@@ -96,24 +96,17 @@ from specscope.workload.layout_of import Shape, layout_keys
 from specscope.workload.prompt import Prompt, file_lines, message_text
 from specscope.workload.userfile_fields import (
     MAX_TOKENS_CAP,
-    agentic_trace_records,
     arena_record,
     bad_row,
     check_row_kind,
-    csv_records,
     decoded_messages,
     first_text_field,
     guidellm_columns,
-    inputs_json_records,
-    is_csv,
-    is_json_lines,
-    is_text_lines,
     longbench_v2_prompt,
     mt_bench_101_record,
     output_length,
     refuse_autobench_prompt,
     refuse_foreign_layout,
-    refuse_text_header,
     sagemaker_record,
     system_prefix,
     texts_of,
@@ -137,13 +130,20 @@ from specscope.workload.userfile_sessions import (
     set_turn_lengths,
 )
 from specscope.workload.userfile_text import (
+    agentic_trace_records,
     array_items,
+    csv_records,
+    inputs_json_records,
+    is_csv,
+    is_json_lines,
+    is_text_lines,
     loads,
     refuse_controls,
     refuse_html_page,
     refuse_json_scalar,
     refuse_object_file,
     refuse_synthetic_config,
+    refuse_text_header,
     refuse_zstd,
 )
 
@@ -341,7 +341,7 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
 
 def _refuse_header(path: Path, text: str) -> None:
     """Refuse a file read line by line whose first non-blank line is a table header
-    (:func:`~specscope.workload.userfile_fields.refuse_text_header`); a first line of JSON is a record."""
+    (:func:`~specscope.workload.userfile_text.refuse_text_header`); a first line of JSON is a record."""
     for no, line in enumerate(text.split("\n", 64)[:64], 1):
         if line.strip():
             if not line.lstrip().startswith(("{", "[")):

@@ -1,5 +1,7 @@
 """The census fields of a user's workload record (:mod:`specscope.workload.census`): its per-row output length,
-its text fields, a system prefix, what is refused by name (media, trace-only rows, a raw payload), and CSV files.
+its text fields, a system prefix, what is refused by name (media, trace-only rows, a raw payload), GuideLLM's columns.
+How a file's text splits into records (CSV, an AIPerf ``inputs.json``, an agentic trace) is
+:mod:`specscope.workload.userfile_text`.
 
 Each refusal is a :class:`~specscope.errors.ConfigError` naming the file and line (``where``), the field, the layout's
 source and what to convert the row to; nothing here is sent before every row of the file is read.
@@ -9,8 +11,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import csv
-import io
 import json
 import re
 from collections.abc import Iterable
@@ -35,7 +35,6 @@ from specscope.workload.census import (
     GUIDELLM_OUTPUT_COLUMNS,
     GUIDELLM_TEXT_COLUMNS,
     GUIDELLM_UNUSED_COLUMNS,
-    INPUTS_JSON_SENT,
     LIMA_REFUSAL,
     LONGBENCH_V2_FIELDS,
     MEDIA_FIELDS,
@@ -50,10 +49,8 @@ from specscope.workload.census import (
     SAGEMAKER_FIELDS,
     SGLANG_AGENTIC_REFUSAL,
     SGLANG_TOKEN_TRACE_REFUSAL,
-    SHAREGPT_FIELDS,
     SPECSCOPE_TRACE_FIELDS,
     SYSTEM_FIELDS,
-    TEXT_FIELDS,
     TIMING_FIELDS,
     TRACE_ONLY_FIELDS,
     UNREAD_DATASET_ROWS,
@@ -62,7 +59,9 @@ from specscope.workload.census import (
 from specscope.workload.prompt import is_int_in
 
 __all__ = [
+    "GUIDELLM_COLUMN",
     "bad_row",
+    "guidellm_name",
     "mt_bench_101_record",
     "output_length",
     "check_row_kind",
@@ -82,21 +81,12 @@ __all__ = [
     "unused_column_notes",
     "unknown_guidellm_columns",
     "guidellm_only_columns",
-    "csv_records",
     "guidellm_columns",
     "first_text_field",
-    "inputs_json_records",
-    "agentic_trace_records",
-    "is_csv",
-    "is_json_lines",
-    "refuse_text_header",
-    "is_text_lines",
 ]
 
 #: the largest ``max_tokens`` a record may ask for (engines keep it in a 32-bit integer).
 MAX_TOKENS_CAP = 2**31 - 1
-#: CSV headers of request traces (token counts, no text): BurstGPT, and the Azure LLM inference traces.
-_TRACE_HEADERS = {"Request tokens": "BurstGPT (vLLM BurstGPTDataset)", "ContextTokens": "an Azure LLM inference trace"}
 _FIELDS_HINT = (
     "records: chat `messages`, ShareGPT `conversations`, `turns`, `prompt` / `text` / `question` ..., Alpaca "
     "`instruction`, or plain text lines (docs/workloads.md lists every layout)"
@@ -121,7 +111,7 @@ _GUIDELLM_GROUPS: tuple[tuple[str, ...], ...] = (
     *((name,) for name in SYSTEM_FIELDS),
     *((name,) for name in MESSAGES_FIELDS),
 )
-_GUIDELLM_COLUMN = re.compile(
+GUIDELLM_COLUMN = re.compile(
     GUIDELLM_COLUMN_PATTERN.format(names="|".join(re.escape(n) for g in _GUIDELLM_GROUPS for n in g)), re.I
 )
 
@@ -129,10 +119,10 @@ _GUIDELLM_COLUMN = re.compile(
 _GUIDELLM_MEDIA = re.compile(GUIDELLM_COLUMN_PATTERN.format(names="|".join(GUIDELLM_MEDIA_COLUMNS)), re.I)
 
 
-def _guidellm_name(key: str) -> tuple[str, int | None] | None:
+def guidellm_name(key: str) -> tuple[str, int | None] | None:
     """``(field, turn)`` when ``key`` is a GuideLLM column spelled otherwise than its field (``Prompt``, ``prompts``,
     ``prompt_1``), else None (the exact field names, and other layouts' own fields, stay as they are)."""
-    if key in GUIDELLM_NOT_PLURALS or (m := _GUIDELLM_COLUMN.match(key)) is None:
+    if key in GUIDELLM_NOT_PLURALS or (m := GUIDELLM_COLUMN.match(key)) is None:
         return None
     field = m.group("name").lower()
     if key == field:
@@ -166,7 +156,7 @@ def guidellm_columns(record: dict[str, Any]) -> tuple[dict[str, Any], tuple[str,
     out: dict[str, Any] = {}
     place: dict[str, int] = {}  # a field of ``out`` -> the record position of its (first) column
     for pos, (key, value) in enumerate(record.items()):
-        named = _guidellm_name(key)
+        named = guidellm_name(key)
         if named is None:
             out[key], place[key] = value, pos
             continue
@@ -217,18 +207,8 @@ def first_text_field(record: dict[str, Any]) -> str | None:
     return key if key is not None or "text_input" not in record else "text_input"
 
 
-_CSV_COUNT = re.compile(r"\d{1,12}(?:\.0*)?")
 #: an output length written as a JSON string of ASCII digits (``"64"``), spaces around it allowed
 _DIGITS = re.compile(r"\s*[0-9]{1,12}\s*")
-
-
-def _csv_value(key: str, value: str) -> object:
-    """A CSV cell: digits in an output-length column as an int (CSV has no numbers); any other cell as text."""
-    named = _guidellm_name(key)
-    field = named[0] if named is not None else key
-    if field in OUTPUT_LENGTH_FIELDS and _CSV_COUNT.fullmatch(value.strip()):
-        return int(value.strip().split(".")[0])  # "128.0": pandas writes an int column with a gap as floats
-    return value
 
 
 def output_length(where: str, record: dict[str, Any]) -> tuple[int, str] | None:
@@ -640,261 +620,4 @@ def unused_column_notes(names: Iterable[str]) -> list[str]:
     for name in names:
         why = next((w for rx, _, w in _GUIDELLM_UNUSED if rx.match(name)), None)
         out.append(f"{name} ({why})" if why else name)
-    return out
-
-
-def is_csv(name: str) -> bool:
-    """A ``.csv`` or ``.tsv`` file (gzip-compressed or not), read by its header (a ``.tsv`` was read as text lines:
-    its header and label column were sent as prompts; fresh-user check, 2026-12-05)."""
-    low = name.lower().removesuffix(".gz")
-    return low.endswith((".csv", ".tsv"))
-
-
-def is_text_lines(name: str) -> bool:
-    """A ``.txt`` or ``.text`` file (gzip-compressed or not): one prompt per line, never parsed as JSON (GuideLLM's
-    ``TextFileDatasetDeserializer`` takes these suffixes; vLLM's ``sonnet.txt`` is one)."""
-    return name.lower().removesuffix(".gz").endswith((".txt", ".text"))
-
-
-def is_json_lines(name: str) -> bool:
-    """A ``.jsonl``, ``.ndjson`` or ``.json`` file (gzip-compressed or not): its name says each line is a JSON value
-    (GuideLLM reads these suffixes with the ``datasets`` JSON builder, AIPerf's custom loaders validate each line as a
-    model: a line that is a JSON string, number or null is refused by both)."""
-    return name.lower().removesuffix(".gz").endswith((".jsonl", ".ndjson", ".json"))
-
-
-#: column names a header line names besides GuideLLM's (:data:`_GUIDELLM_COLUMN`): the census's own fields
-_HEADER_NAMES = frozenset(
-    n.lower() for n in (*OUTPUT_LENGTH_FIELDS, *ROW_ID_FIELDS, *SYSTEM_FIELDS, "instruction", "category", "text_input")
-)
-_HEADER_CELL = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,60}")  # a name without spaces: prose has them
-
-
-def refuse_text_header(where: str, line: str) -> None:
-    """ConfigError for the first line of a file read one prompt per line (a ``.txt``, or a file not named ``.csv`` /
-    ``.tsv`` / JSON) when that line is a table header: cells split at commas, tabs or semicolons, each a column name,
-    one of them a column the census reads (``prompt``, ``output_tokens_count``, GuideLLM's spellings). A CSV saved
-    without its suffix was sent line by line: its header as the first prompt, each row with its count glued on
-    (``Hello there,5``) and the default output length.
-
-    Raises:
-        ConfigError: the line names such columns.
-    """
-    sep = next((c for c in ("\t", ",", ";") if c in line), None)
-    cells = [c.strip().strip('"').strip() for c in (line.split(sep) if sep else [line])]
-    if not cells or not all(_HEADER_CELL.fullmatch(c) for c in cells):
-        return
-    named = [c for c in cells if c.lower() in _HEADER_NAMES or _GUIDELLM_COLUMN.fullmatch(c)]
-    if not named:
-        return
-    kind = {"\t": ".tsv (tab-separated)", ",": ".csv", ";": ".csv, saved with commas"}.get(sep or "", ".csv")
-    raise bad_row(
-        where,
-        f"a table header ({', '.join(f'`{c}`' for c in cells)}) in a file read one prompt per line: its lines would "
-        "be sent whole, the header as a prompt",
-        "a .csv / .tsv file (read by its header: never a prompt), or prompts one per line without a header",
-        f"name the file {kind} to read its columns; or delete the header line to send each line as a prompt",
-    )
-
-
-_DATA_CELL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?|.{41,}")  # a number, or prose longer than any column name
-
-
-def _refuse_data_header(path_text: str, names: list[str]) -> None:
-    """ConfigError for a CSV whose first line is a row of data: no cell names a column the census reads, and a cell
-    is a number or a sentence. MMLU's CSV files (hendrycks/test ``data/test/*_test.csv``, read with ``header=None``)
-    have no header: their first question became the column names and the error named line 2, a line with nothing
-    wrong in it."""
-    known = [n for n in names if n.lower() in _HEADER_NAMES or _GUIDELLM_COLUMN.fullmatch(n)]
-    if known or not any(_DATA_CELL.fullmatch(n) for n in names):
-        return
-    cells = ", ".join(f"`{n:.100}`" for n in names[:8]) + (", ..." if len(names) > 8 else "")
-    raise bad_row(
-        f"{path_text}:1",
-        f"a first line that reads as data, not a header ({cells}): a CSV's first line names its columns (GuideLLM "
-        "reads CSV with pandas, which takes it so), and none of these is a column specscope or GuideLLM reads",
-        "a header line naming the columns (prompt, ...)",
-        "add a header line naming each column, the prompt's `prompt` (for MMLU's question, four choices and answer: "
-        "prompt,A,B,C,D,answer)",
-    )
-
-
-def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
-    """``(line number where the row starts, record)`` per data row of a CSV file with a header (GuideLLM's CSV
-    deserializer reads the header as column names; so does this: a header is never a prompt). Empty cells are absent
-    fields. A blank line (or one of spaces) is no row and is skipped, as pandas' ``read_csv`` (GuideLLM reads CSV
-    through the ``datasets`` CSV builder, which calls it) skips it with ``skip_blank_lines`` and as a blank line of
-    JSON Lines is skipped; the rows after it keep their own line numbers.
-
-    Raises:
-        ConfigError: no header, a header that names a column twice (its last cell was sent, the first dropped), a
-            header of a request trace (refused with ``--trace`` as the fix), a row with more cells than the header,
-            a row of only empty cells (``,``, ``,,``, ``""``: pandas reads it as a row whose every cell is missing,
-            not as a blank line), a row whose prompt cells are all empty while the header names a prompt column.
-    """
-    tab = path_text.lower().removesuffix(".gz").endswith(".tsv")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t" if tab else ",")
-    header = next(reader, None)
-    if not header or not any(h.strip() for h in header):
-        raise bad_row(f"{path_text}:1", "no CSV header", "a header naming the columns (prompt, ...)")
-    names = [h.strip() for h in header]
-    cells = [c.strip().strip('"') for c in names[0].split(";")] if len(names) == 1 and not tab else []
-    if len(cells) > 1 and all(_HEADER_CELL.fullmatch(c) for c in cells):  # one column named "prompt;output_..."
-        raise bad_row(f"{path_text}:1", f"a header separated by semicolons (`{names[0]:.80}`): one column, as pandas "
-                      "(GuideLLM's CSV reader) splits at commas", "a header of comma-separated column names",
-                      "save the file with commas (Excel: CSV UTF-8, comma delimited), or tabs as .tsv")  # fmt: skip
-    twice = next((n for n in names if n and names.count(n) > 1), None)
-    if twice is not None:  # csv rows as dicts keep the last such cell: the first column was never sent
-        at = [str(i) for i, n in enumerate(names, 1) if n == twice]
-        raise bad_row(f"{path_text}:1", f"the header names `{twice}` {len(at)} times (columns {', '.join(at)})",
-                      "one name per column",
-                      f"rename or remove all but one `{twice}` column (pandas, which GuideLLM reads CSV with, "
-                      f"renames the others `{twice}.1`, ... and reads the first)")  # fmt: skip
-    for column, source in _TRACE_HEADERS.items():
-        if column in names:
-            raise bad_row(f"{path_text}:1", f"a request trace header ({source}: `{column}`, token counts, no text)",
-                          "a CSV with a text column (prompt, question, text, ...)",
-                          "pass the file with --trace FILE")  # fmt: skip
-    _refuse_data_header(path_text, names)
-    raw = io.StringIO(text, newline="").readlines()  # the lines the reader counts (reader.line_num)
-    prompts = [i for i, n in enumerate(names) if _prompt_column(n)]
-    out: list[tuple[int, dict[str, Any]]] = []
-    end = reader.line_num
-    for row in reader:
-        # the line the record starts on: a quoted cell over several lines ends it later (reader.line_num, which
-        # named such a row by its last line); a blank line is a row of no cells, so every line is counted
-        line, end = end + 1, reader.line_num
-        where = f"{path_text}:{line}"
-        if not any(cell.strip() for cell in row):
-            shown = raw[line - 1].rstrip("\r\n")
-            if end == line and not shown.strip():
-                continue  # a blank line: pandas' skip_blank_lines
-            raise bad_row(where, f"a row of only empty cells (`{shown:.40}`)",
-                          "a prompt per row; blank lines are skipped",
-                          f"delete line {line}, or fill its `{names[prompts[0] if prompts else 0]}` cell")  # fmt: skip
-        if len(row) > len(names):
-            raise bad_row(where, f"{len(row)} cells, the header names {len(names)}",
-                          "one cell per header column", "quote cells that hold commas")  # fmt: skip
-        if prompts and not any(i < len(row) and row[i].strip() for i in prompts):
-            column = names[prompts[0]]
-            raise bad_row(where, f"empty prompt (the `{column}` cell is empty)",
-                          f"the prompt's text in the `{column}` cell",
-                          f"write the prompt into line {line}'s `{column}` cell, or delete line {line}")  # fmt: skip
-        out.append((line, {k: _csv_value(k, v) for k, v in zip(names, row, strict=False) if v != ""}))
-    return out
-
-
-def _prompt_column(name: str) -> bool:
-    """A CSV column a row's prompt is read from: a text field (:data:`TEXT_FIELDS`, GuideLLM's text columns in any of
-    the spellings its mapper matches), chat messages, ShareGPT turns, ``turns``, ``texts`` or ``instruction``."""
-    named = _guidellm_name(name)
-    field = named[0] if named is not None else name
-    return field in {*TEXT_FIELDS, *GUIDELLM_TEXT_COLUMNS, *MESSAGES_FIELDS, *SHAREGPT_FIELDS, "turns", "texts"}
-
-
-def inputs_json_records(path_text: str, text: str) -> list[tuple[str, dict[str, Any]]] | None:
-    """``(where, record)`` per payload of an AIPerf ``inputs.json`` (``{"data": [{"session_id", "payloads": [...]}]}``,
-    one JSON object: ``InputsJsonPayloadLoader``), in file order, or None when the text is not one: each payload (an
-    OpenAI request body carrying its conversation so far) is a record of its ``messages``, its ``max_tokens`` /
-    ``max_completion_tokens``, the row id ``<session_id> turn <k>`` and, under ``extra``, the body's other sampling
-    fields (not sent; ``bench`` names them). Each is sent as recorded (:data:`RECORDED_BODY_MARK`): its messages
-    verbatim and its ``tools``, as AIPerf sends the payload.
-
-    Raises:
-        ConfigError: a session without payloads, a payload that is not an object or has no ``messages``.
-    """
-    body = text.strip()
-    if not body.startswith("{"):
-        return None
-    try:
-        doc = json.loads(body)
-    except (ValueError, RecursionError):  # a JSONDecodeError, or an integer past Python's digit limit
-        return None  # JSON Lines (a bad line is refused by the line reader, by its number)
-    data = doc.get("data") if isinstance(doc, dict) else None
-    if not isinstance(data, list) or not data or not all(isinstance(d, dict) and "payloads" in d for d in data):
-        return None
-    out: list[tuple[str, dict[str, Any]]] = []
-    for i, session in enumerate(data, 1):
-        payloads = session["payloads"]
-        if not isinstance(payloads, list) or not payloads:
-            raise bad_row(f"{path_text} session {i}", "payloads is not a non-empty list", "a list of request bodies")
-        for k, payload in enumerate(payloads, 1):
-            where = f"{path_text} session {i} payload {k}"
-            if not isinstance(payload, dict):
-                raise bad_row(where, f"a JSON {type(payload).__name__}, not a request body", "a JSON object")
-            if "messages" not in payload:
-                raise bad_row(where, f"a payload without messages (keys: {sorted(payload)!s:.120})",
-                              "a chat request body with `messages`", "write the prompt as its messages")  # fmt: skip
-            record = {key: payload[key] for key in ("messages", "tools", "max_tokens") if key in payload}
-            record[RECORDED_BODY_MARK] = True
-            if "max_tokens" not in record and "max_completion_tokens" in payload:
-                record["max_tokens"] = payload["max_completion_tokens"]
-            record["id"] = f"{session.get('session_id', i)} turn {k}"
-            extra = {key: v for key, v in payload.items() if key not in INPUTS_JSON_SENT}
-            if extra:
-                record["extra"] = extra
-            out.append((where, record))
-    return out
-
-
-def _agentic_text(where: str, message: object) -> tuple[str, str]:
-    """``(role, text)`` of one message of an agentic trace round: ``content`` a string or text parts (OpenHands'
-    ``[{"type": "text", "text"}]``, joined with a newline as SGLang's ``agentic.py`` flattens them)."""
-    if not isinstance(message, dict):
-        what = f"a message that is {article(type(message).__name__)}"
-        raise bad_row(where, what, "message objects with role and content")
-    role, content = message.get("role"), message.get("content")
-    if isinstance(content, list) and all(isinstance(p, dict) and isinstance(p.get("text"), str) for p in content):
-        content = "\n".join(p["text"] for p in content)
-    if not isinstance(role, str) or not isinstance(content, str) or not content.strip():
-        raise bad_row(where, f"a message of role {role!r:.20} without text content", "text content in every message",
-                      "write each message's content as text")  # fmt: skip
-    return role, content
-
-
-def agentic_trace_records(path_text: str, text: str) -> list[tuple[str, dict[str, Any]]] | None:
-    """``(where, record)`` per conversation of an SGLang agentic trace (one JSON object ``{"metadata",
-    "conversations": [[{"messages", "prompt_tokens"}, ...], ...]}``: agentic_trace.py @3666ee97
-    ``AgenticTraceDataset``; agentic.py @1cb4d970 writes the same), in file order, else None. Each conversation is an
-    AIPerf multi-turn record: a leading system message of its first round as a system turn, then each round's one user
-    message a turn (sent after the server's answer to the turn before, as SGLang replays the rounds); rounds without
-    messages skipped, as SGLang skips them; row id ``conversation N``.
-
-    Raises:
-        ConfigError: a round that is not one user message (besides the first round's system message), by
-            conversation and turn; a conversation without a round.
-    """
-    body = text.strip()
-    if not body.startswith("{"):
-        return None
-    try:
-        doc = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
-    chats = doc.get("conversations") if isinstance(doc, dict) else None
-    if not isinstance(chats, list) or not chats or not all(isinstance(c, list) for c in chats):
-        return None
-    fix = ("write the round as one user message (SGLang sends a round's messages together; specscope sends one user "
-           "turn per round)")  # fmt: skip
-    out: list[tuple[str, dict[str, Any]]] = []
-    for i, chat in enumerate(chats, 1):
-        turns: list[dict[str, Any]] = []
-        rounds = [(k, t) for k, t in enumerate(chat, 1) if isinstance(t, dict) and t.get("messages")]
-        for k, turn in rounds:
-            where = f"{path_text} conversation {i} turn {k}"
-            messages = turn["messages"]
-            if not isinstance(messages, list):
-                raise bad_row(where, "messages is not a list", "a list of the round's new messages")
-            said = [_agentic_text(where, m) for m in messages]
-            if not turns and len(said) == 2 and said[0][0] == "system":
-                turns.append({"role": "system", "text": said[0][1]})
-                said = said[1:]
-            if len(said) != 1 or said[0][0] != "user":
-                what = f"{len(said)} messages" if len(said) != 1 else f"{article(said[0][0])} message"
-                raise bad_row(where, f"{what} in one round", "one user message per round", fix)
-            turns.append({"text": said[0][1]})
-        if not any("role" not in t for t in turns):
-            raise bad_row(f"{path_text} conversation {i}", "a conversation without a user round",
-                          "at least one round with a user message")  # fmt: skip
-        out.append((f"{path_text} conversation {i}", {"turns": turns, "id": f"conversation {i}"}))
     return out
