@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from commandtests import runs_specscope as _runs_specscope
 from specscope.adapters.doc import per_response_table, render
 from specscope.adapters.names import adapter_metrics
 
@@ -23,33 +24,6 @@ READ_ROWS = [(engine, r) for engine, mod in adapter_metrics() for r in mod.ROWS 
 def test_the_committed_doc_is_the_generated_one() -> None:
     text = (ROOT / "docs/engines.md").read_text()
     assert render(text) == text, "docs/engines.md is stale: run python -m specscope.adapters.doc docs/engines.md"
-
-
-def _calls(func: ast.FunctionDef, module: dict[str, ast.FunctionDef], seen: set[str]) -> set[str]:
-    """The names ``func`` calls, following calls into the module's own functions."""
-    out: set[str] = set()
-    for node in ast.walk(func):
-        if isinstance(node, ast.Call):
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-            out.add(name)
-            if name in module and name not in seen:
-                seen.add(name)
-                out |= _calls(module[name], module, seen)
-    return out
-
-
-def _runs_specscope(tree: ast.Module, text: str, func: ast.FunctionDef) -> bool:
-    """Whether ``func`` runs a specscope command as a user does: the in-process CLI (``clirun.cli`` /
-    ``specscope.cli.main``, typer's runner, tests/parselog.py's ``serve --parse-log``) or the console script in a
-    child process."""
-    module = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    called = _calls(func, module, {func.name})
-    aliases = dict(re.findall(r"from parselog import (parse_log\w*) as (\w+)", text))
-    called |= {real for real, alias in aliases.items() if alias in called}
-    in_process = "from clirun import cli" in text or "from specscope.cli import" in text
-    parselog = "from parselog import" in text and called & {"parse_log", "parse_log_json"}
-    child = "specscope" in text and ({"run", "Popen"} & called)
-    return bool(in_process and called & {"cli", "main", "invoke"}) or bool(parselog) or bool(child)
 
 
 @pytest.mark.parametrize(("engine", "row"), READ_ROWS, ids=[f"{e}:{r.name}" for e, r in READ_ROWS])
