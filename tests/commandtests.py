@@ -39,10 +39,16 @@ def runs_specscope(tree: ast.Module, text: str, func: ast.FunctionDef) -> bool:
     return bool(in_process and called & {"cli", "main", "invoke"}) or bool(parselog) or bool(child)
 
 
+def _data_files_named(text: str) -> str:
+    """The text of the tests/data files (``*.json``, ``*.toml``) a test module names: where its cases come from."""
+    names = set(re.findall(r"[\w.-]+\.(?:json|toml)\b", text))
+    return "".join(p.read_text(encoding="utf-8") for n in sorted(names) for p in sorted((ROOT / "tests/data").rglob(n)))
+
+
 def command_test_problem(node: str) -> str:
     """Why ``node`` (``tests/PATH.py::test_NAME`` or ``...::test_NAME[CASE]``) is not a test that runs a specscope
-    command: no such file, no such test, no such case (CASE must be written as a string in the file), or a test that
-    runs no command. "" when it is one."""
+    command: no such file, no such test, no such case (CASE must be written as a string in the file or in a tests/data
+    JSON / TOML file it names), or a test that runs no command. "" when it is one."""
     if not node:
         return "no test named"
     m = re.fullmatch(r"(tests/[\w/]+\.py)::(test_\w+)(?:\[([^\]]+)\])?", node)
@@ -57,8 +63,8 @@ def command_test_problem(node: str) -> str:
     funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     if name not in funcs:
         return f"{node}: no such test"
-    if case and f'"{case}"' not in text:
-        return f"{node}: no case {case!r} in {path}"
+    if case and f'"{case}"' not in text + _data_files_named(text):
+        return f"{node}: no case {case!r} in {path} or the data files it names"
     if not runs_specscope(tree, text, funcs[name]):
         return f"{node}: runs no specscope command"
     return ""

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from commandtests import command_test_problem
 from commandtests import runs_specscope as _runs_specscope
-from specscope.adapters.doc import per_response_table, render
+from specscope.adapters.doc import all_details, per_response_table, render
 from specscope.adapters.names import adapter_metrics
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -191,3 +192,25 @@ def test_a_read_per_response_row_has_a_command_level_test(row) -> None:
         assert not param or f'"{param}":' in text, f"{node}[{param}]: no such case"
         runs.append(_runs_specscope(tree, text, funcs[name]))
     assert any(runs), f"{engine} {field}: {test!r} names no test that runs a specscope command"
+
+
+# -- window rules and log details: every rule names tests that exist, at least one reaching it through a command --
+
+DETAILS = [(kind, engine, d) for kind in ("window", "log") for engine, d in all_details(kind)]
+
+
+@pytest.mark.parametrize("row", DETAILS, ids=[f"{k}:{e}:{d.what[:40]}" for k, e, d in DETAILS])
+def test_a_window_rule_or_log_detail_has_a_command_level_test(row) -> None:
+    """Documented means reachable (issue 36): each node a rule names exists (a unit test may stand beside it), and at
+    least one runs a specscope command."""
+    kind, engine, detail = row
+    problems = [command_test_problem(t) for t in detail.tests]
+    assert detail.tests, f"{kind} {engine} {detail.what!r}: no test"
+    assert all("runs no specscope command" in p or not p for p in problems), problems
+    assert "" in problems, f"{kind} {engine} {detail.what!r}: no test that runs a command: {problems}"
+
+
+def test_the_detail_checker_refuses_a_rule_reached_only_by_a_unit_test() -> None:
+    node = "tests/stats/test_windows_newuser.py::test_unread_series_is_named_as_the_file_has_it"
+    assert "runs no specscope command" in command_test_problem(node)
+    assert "no such test" in command_test_problem("tests/stats/test_windows_newuser.py::test_no_such_rule")
