@@ -60,6 +60,15 @@ def test_every_generated_row_names_a_test_that_runs_a_command(row) -> None:
         assert not command_test_problem(node), command_test_problem(node)
 
 
+def test_every_layout_the_command_tests_send_is_a_row() -> None:
+    """No layout is tested through the command without a row saying so: the cases of the user-file command tests are
+    exactly the cases the rows name."""
+    from cli.test_userfile_layouts_cli import LAYOUTS, REFUSED
+
+    named = {re.search(r"\[(.+)\]$", t).group(1) for u in USERFILE_LAYOUTS for t in u.tests}  # type: ignore[union-attr]
+    assert named == set(LAYOUTS) | set(REFUSED)
+
+
 def test_the_row_checker_refuses_a_unit_test_and_a_missing_case() -> None:
     """The check above can fail: a test that calls the reader, not a command; a case its test does not declare."""
     assert "runs no specscope command" in command_test_problem(
