@@ -74,10 +74,11 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "stats/predict_published.py": (1, 0, PROSE),
     "bench/counters_source.py": (1, 0, PROSE),
     "surgery/patch.py": (1, 0, PROSE),
-    "workload/dataset_defs.py": (2, 0, PROSE),
+    "workload/dataset_defs.py": (5, 0, PROSE),  # +3: docs/workloads.md's Datasets tables, generated from here
     # +6: SHAREGPT_TURNS_NOTE and the vllm.sharegpt row name the readers; +3: the OpenAI Batch API refusal's source
     # (vllm-project/vllm vllm/entrypoints/openai/run_batch.py, its BatchRequestInput)
     "workload/census.py": (99, 0, CENSUS),
+    "workload/userfile_layouts.py": (4, 0, CENSUS),  # docs/workloads.md's user-file layouts: each row's source
     "workload/census_hub.py": (4, 0, CENSUS),  # AIPerf's hub datasets: the vLLM templates and readers they match
     "workload/layout_of.py": (11, 0, CENSUS),  # the census keys a row is read as (vllm.sharegpt, sglang.openai, ...)
     "export/profile.py": (2, 0, PEER),

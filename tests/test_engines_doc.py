@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from specscope.adapters.doc import per_response_table, render
+from commandtests import command_test_problem
+from commandtests import runs_specscope as _runs_specscope
+from specscope.adapters.doc import all_details, per_response_table, render
 from specscope.adapters.names import adapter_metrics
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,33 +25,6 @@ READ_ROWS = [(engine, r) for engine, mod in adapter_metrics() for r in mod.ROWS 
 def test_the_committed_doc_is_the_generated_one() -> None:
     text = (ROOT / "docs/engines.md").read_text()
     assert render(text) == text, "docs/engines.md is stale: run python -m specscope.adapters.doc docs/engines.md"
-
-
-def _calls(func: ast.FunctionDef, module: dict[str, ast.FunctionDef], seen: set[str]) -> set[str]:
-    """The names ``func`` calls, following calls into the module's own functions."""
-    out: set[str] = set()
-    for node in ast.walk(func):
-        if isinstance(node, ast.Call):
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-            out.add(name)
-            if name in module and name not in seen:
-                seen.add(name)
-                out |= _calls(module[name], module, seen)
-    return out
-
-
-def _runs_specscope(tree: ast.Module, text: str, func: ast.FunctionDef) -> bool:
-    """Whether ``func`` runs a specscope command as a user does: the in-process CLI (``clirun.cli`` /
-    ``specscope.cli.main``, typer's runner, tests/parselog.py's ``serve --parse-log``) or the console script in a
-    child process."""
-    module = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    called = _calls(func, module, {func.name})
-    aliases = dict(re.findall(r"from parselog import (parse_log\w*) as (\w+)", text))
-    called |= {real for real, alias in aliases.items() if alias in called}
-    in_process = "from clirun import cli" in text or "from specscope.cli import" in text
-    parselog = "from parselog import" in text and called & {"parse_log", "parse_log_json"}
-    child = "specscope" in text and ({"run", "Popen"} & called)
-    return bool(in_process and called & {"cli", "main", "invoke"}) or bool(parselog) or bool(child)
 
 
 @pytest.mark.parametrize(("engine", "row"), READ_ROWS, ids=[f"{e}:{r.name}" for e, r in READ_ROWS])
@@ -217,3 +192,25 @@ def test_a_read_per_response_row_has_a_command_level_test(row) -> None:
         assert not param or f'"{param}":' in text, f"{node}[{param}]: no such case"
         runs.append(_runs_specscope(tree, text, funcs[name]))
     assert any(runs), f"{engine} {field}: {test!r} names no test that runs a specscope command"
+
+
+# -- window rules and log details: every rule names tests that exist, at least one reaching it through a command --
+
+DETAILS = [(kind, engine, d) for kind in ("window", "log") for engine, d in all_details(kind)]
+
+
+@pytest.mark.parametrize("row", DETAILS, ids=[f"{k}:{e}:{d.what[:40]}" for k, e, d in DETAILS])
+def test_a_window_rule_or_log_detail_has_a_command_level_test(row) -> None:
+    """Documented means reachable (issue 36): each node a rule names exists (a unit test may stand beside it), and at
+    least one runs a specscope command."""
+    kind, engine, detail = row
+    problems = [command_test_problem(t) for t in detail.tests]
+    assert detail.tests, f"{kind} {engine} {detail.what!r}: no test"
+    assert all("runs no specscope command" in p or not p for p in problems), problems
+    assert "" in problems, f"{kind} {engine} {detail.what!r}: no test that runs a command: {problems}"
+
+
+def test_the_detail_checker_refuses_a_rule_reached_only_by_a_unit_test() -> None:
+    node = "tests/stats/test_windows_newuser.py::test_unread_series_is_named_as_the_file_has_it"
+    assert "runs no specscope command" in command_test_problem(node)
+    assert "no such test" in command_test_problem("tests/stats/test_windows_newuser.py::test_no_such_rule")

@@ -5,6 +5,7 @@ model expects, and the published draft / target pairs agree."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tomllib
 from pathlib import Path
@@ -12,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from clirun import cli
-from paths import DATA, FIXTURES
+from commandtests import command_test_problem
+from paths import DATA, FIXTURES, ROOT
 from specscope.audit import audit_checkpoint, families
+from specscope.audit.archdoc import CORPUS_TEST, PAIR_TEST, corpus_table, render
 
 CORPUS = DATA / "corpus"
 ENTRIES = tomllib.loads((CORPUS / "corpus.toml").read_text())["corpus"]
@@ -54,27 +57,45 @@ def test_each_config_audits_as_its_users_expect(slug: str, tmp_path: Path, capsy
     assert sorted(f"{f['severity']}:{f['code']}" for f in doc["findings"]) == sorted(entry["codes"])
 
 
-@pytest.mark.parametrize(
-    "draft,target,more",
-    [
-        # yuhuili/EAGLE3-LLaMA3.1-Instruct-8B declares max_position_embeddings 2048 against Llama-3.1's 131072: the
-        # draft of vllm-project/vllm issue #48894 (device-side assert past 2048 tokens in v0.24.0)
-        ("llama3-8b-eagle3", "llama-3.1-8b", ["DRAFT_CONTEXT_SHORTER"]),
-        ("deepseek-v3-671b-eagle3", "deepseek-v3", []),
-        ("qwen3.6-27b-dflash", "qwen3.6-27b", []),
-        ("dflash-qwen3.5-27b", "qwen3.5-27b", []),
-    ],
-)
-def test_published_pairs_agree(draft: str, target: str, more: list[str], tmp_path: Path) -> None:
-    r = audit_checkpoint(_folder(target, tmp_path), draft=_folder(draft, tmp_path))
-    draft_findings = [f for f in r.findings if (f.file or "").startswith("draft")]
-    draft_codes = [f.code for f in draft_findings if f.code.startswith(("DRAFT_", "PREFLIGHT_"))]
+PAIRS = tomllib.loads((CORPUS / "corpus.toml").read_text())["pair"]
+
+
+@pytest.mark.parametrize("draft", [p["draft"] for p in PAIRS])
+def test_published_pairs_agree(draft: str, tmp_path: Path, capsys, monkeypatch) -> None:
+    """Each published draft / target pair of corpus.toml, through ``audit TARGET --draft DRAFT -f json``."""
+    (pair,) = [p for p in PAIRS if p["draft"] == draft]
+    target, more = pair["target"], pair["more"]
+    argv = ["audit", _folder(target, tmp_path), "--draft", _folder(draft, tmp_path), "-f", "json"]
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    doc = json.loads(out)
+    draft_findings = [f for f in doc["findings"] if (f.get("file") or "").startswith("draft")]
+    draft_codes = [f["code"] for f in draft_findings if f["code"].startswith(("DRAFT_", "PREFLIGHT_"))]
     # configs only: the corpus carries no tokenizer files, so one draft finding says the tokenizers went unchecked
     assert sorted(draft_codes) == sorted(["DRAFT_TOKENIZER_UNVERIFIED", *more]), draft_codes
-    assert not [f.code for f in draft_findings if f.severity.value == "error"]
-    (unchecked,) = [f for f in draft_findings if f.code == "DRAFT_TOKENIZER_UNVERIFIED"]
-    assert (unchecked.severity.value, unchecked.details) == ("warning", {"missing": ["draft", "target"]})
-    assert r.facts["draft"]["draft_family"]["family"] == ENTRIES[draft]["family"]
+    assert not [f["code"] for f in draft_findings if f["severity"] == "error"]
+    (unchecked,) = [f for f in draft_findings if f["code"] == "DRAFT_TOKENIZER_UNVERIFIED"]
+    assert (unchecked["severity"], unchecked["details"]) == ("warning", {"missing": ["draft", "target"]})
+    assert doc["facts"]["draft"]["draft_family"]["family"] == ENTRIES[draft]["family"]
+
+
+def test_the_docs_corpus_table_is_generated_from_corpus_toml() -> None:
+    """docs/architectures.md's corpus table is :func:`corpus_table` of this file (issue 36: one home)."""
+    doc = (ROOT / "docs" / "architectures.md").read_text("utf-8")
+    corpus = tomllib.loads((CORPUS / "corpus.toml").read_text())
+    assert render(doc, corpus) == doc, "run: python scripts/gen_architectures_doc.py"
+    assert corpus_table(corpus).count(CORPUS_TEST + "[") == len(ENTRIES)
+
+
+ROW_TESTS = [f"{CORPUS_TEST}[{slug}]" for slug in ENTRIES] + [f"{PAIR_TEST}[{p['draft']}]" for p in PAIRS]
+
+
+@pytest.mark.parametrize("node", ROW_TESTS)
+def test_every_corpus_row_names_a_test_that_runs_a_command(node: str) -> None:
+    """Each test the table names (one per checkpoint, one per published pair) is a case of a test that runs
+    ``specscope audit``; the table names nothing else (documented means reachable, issue 36)."""
+    assert not command_test_problem(node), command_test_problem(node)
+    corpus = tomllib.loads((CORPUS / "corpus.toml").read_text())
+    assert set(re.findall(r"`(tests/\S+?)`", corpus_table(corpus))) == set(ROW_TESTS)
 
 
 def test_a_draft_paired_with_the_wrong_target_is_caught(tmp_path: Path) -> None:

@@ -106,3 +106,28 @@ def test_dry_run_sends_each_user_file_layout(tmp_path: Path, capsys, monkeypatch
         assert piece in out, (layout, piece, out)
     for piece in hidden:
         assert piece not in out, (layout, piece)
+
+
+#: refused table row -> (file name, file text, what the one-line refusal must name)
+REFUSED: dict[str, tuple[str, str, str]] = {
+    # AIPerf BasetenTraceDatasetLoader's columns (census row aiperf.baseten_trace)
+    "baseten": ("b.jsonl", '{"timestamp_start_unix_ms": 1700000000000, "input_tokens": 10, "output_tokens": 4}',
+                ":1: a Baseten trace row"),
+    # abisee/cnn_dailymail's columns (tests/data/workload_public, SOURCES.md)
+    "cnn_dailymail": ("c.jsonl", '{"id": "x", "article": "MK-ART", "highlights": "MK-SUM"}',
+                      ":1: a CNN/DailyMail row (`article`, `highlights`"),
+    # json.dump(Dataset.to_dict()), pretty-printed
+    "columns": ("cols.json", '{"prompt": ["a", "b"],\n "output_tokens_count": [3, 4]}',
+                ":1: one JSON object of columns (2 values each: output_tokens_count, prompt)"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("layout", list(REFUSED))
+def test_dry_run_refuses_each_foreign_layout_by_name(tmp_path: Path, capsys, monkeypatch, layout: str) -> None:
+    """The refused rows of the table, through the same command: exit 2, one line naming what the file is."""
+    name, text, named = REFUSED[layout]
+    path = tmp_path / name
+    path.write_text(text + "\n")
+    code, out, err = cli(["bench", "--workload", f"mine={path}", "--dry-run"], capsys, monkeypatch, tmp_path)
+    assert code == 2 and not out, (out, err)
+    assert f"{path}{named}" in err and "Traceback" not in err, err

@@ -135,6 +135,7 @@ def test_burstgpt_csv_replays_its_good_rows_and_reports_the_failed_one(tmp_path:
             "azure",
         ),
     ],
+    ids=["specscope", "azure-2023", "azure-2024"],
 )
 def test_each_trace_layout_of_the_table_is_replayed(tmp_path: Path, name: str, text: str, fmt: str) -> None:
     """Each layout docs/workloads.md's Traces table lists, through ``bench --trace``: both rows sent 40 ms apart with

@@ -147,6 +147,13 @@ def test_unread_series_is_named_as_the_file_has_it() -> None:
     assert "UNREAD_SPEC_FIELD(sglang:spec_total_num_accepted_tokens)" in w.warnings  # no "_total" the file lacks
 
 
+def test_counters_names_an_unread_series_as_the_file_has_it() -> None:
+    """The same through ``counters BEFORE AFTER -f json`` (docs/engines.md's window rules: a counter family written
+    without ``_total`` is named without the suffix prometheus_client would add)."""
+    r = counters("sglang_dp4_unknown_before.prom", "sglang_dp4_unknown_after.prom", "-f", "json")
+    assert "UNREAD_SPEC_FIELD(sglang:spec_total_num_accepted_tokens)" in json.loads(r.output)["warnings"], r.output
+
+
 def test_v0_gauges_are_gauges() -> None:
     w = spec_window(scrape("vllm_v0_063_before.prom"), scrape("vllm_v0_063_after.prom"))
     assert w.warnings[0] == "GAUGE_NOT_WINDOW(vllm:spec_decode_draft_acceptance_rate, vllm:spec_decode_efficiency)"

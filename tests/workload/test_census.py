@@ -10,12 +10,15 @@ from pathlib import Path
 import pytest
 
 from census_files import LAYOUT_FILES
+from commandtests import command_test_problem
 from paths import ROOT as REPO_ROOT
 from specscope.errors import ConfigError
 from specscope.workload.census import AUTOBENCH_FIX, BAILIAN_REFUSAL, CENSUS, OTEL_REFUSAL, SYNTHETIC_REFUSAL
-from specscope.workload.census_doc import render
-from specscope.workload.trace import load_trace
+from specscope.workload.census_doc import DATASET_TEST, render
+from specscope.workload.dataset_defs import DATASETS
+from specscope.workload.trace import TRACE_LAYOUTS, load_trace
 from specscope.workload.userfile import load_prompt_file
+from specscope.workload.userfile_layouts import USERFILE_LAYOUTS
 
 
 def test_every_census_row_has_a_test_file_and_no_test_file_lacks_a_row() -> None:
@@ -37,6 +40,43 @@ def test_committed_docs_equal_the_generated_text() -> None:
     assert committed == render(template), "run: python scripts/gen_workloads_doc.py"
     assert committed.count("test_census_layout_sent_row_by_row[") == len(CENSUS)
     assert not (REPO_ROOT / "docs" / "WORKLOADS.md").exists()
+
+
+#: every generated row of docs/workloads.md besides the census's: (table, row, the node ids its test column names)
+DOC_ROWS = (
+    [("user prompt files", u.record, u.tests) for u in USERFILE_LAYOUTS]
+    + [("datasets", name, (f"{DATASET_TEST}[{name}]",)) for name in DATASETS]
+    + [("traces", t.format, (t.test,)) for t in TRACE_LAYOUTS]
+)
+
+
+@pytest.mark.parametrize("row", DOC_ROWS, ids=[f"{t}:{r[:30]}" for t, r, _n in DOC_ROWS])
+def test_every_generated_row_names_a_test_that_runs_a_command(row) -> None:
+    """Documented means reachable (issue 36): a row of the user-file, dataset or trace table names tests that exist and
+    run a specscope command; a row without one fails here."""
+    table, name, nodes = row
+    assert nodes, f"{table} {name!r}: no test"
+    for node in nodes:
+        assert not command_test_problem(node), command_test_problem(node)
+
+
+def test_every_layout_the_command_tests_send_is_a_row() -> None:
+    """No layout is tested through the command without a row saying so: the cases of the user-file command tests are
+    exactly the cases the rows name."""
+    from cli.test_userfile_layouts_cli import LAYOUTS, REFUSED
+
+    named = {re.search(r"\[(.+)\]$", t).group(1) for u in USERFILE_LAYOUTS for t in u.tests}  # type: ignore[union-attr]
+    assert named == set(LAYOUTS) | set(REFUSED)
+
+
+def test_the_row_checker_refuses_a_unit_test_and_a_missing_case() -> None:
+    """The check above can fail: a test that calls the reader, not a command; a case its test does not declare."""
+    assert "runs no specscope command" in command_test_problem(
+        "tests/workload/test_census.py::test_csv_header_is_never_a_prompt_and_a_bad_row_is_refused_by_line"
+    )
+    missing = "tests/cli/test_userfile_layouts_cli.py::test_dry_run_sends_each_user_file_layout[no_such_layout]"
+    assert "no case" in command_test_problem(missing)
+    assert command_test_problem("") == "no test named"
 
 
 def _refusal(tmp_path: Path, name: str, text: str) -> str:

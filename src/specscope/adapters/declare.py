@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Role", "Row", "Status", "Surface"]
+__all__ = ["Detail", "Role", "Row", "Status", "Surface"]
 
 Status = Literal["read", "derived", "ignored"]
 #: where the field is written: Prometheus text ``/metrics``, TensorRT-LLM's JSON ``/metrics`` (iteration stats),
@@ -50,3 +50,27 @@ class Row:
     into: str
     source: str
     test: str = ""
+
+
+@dataclass(frozen=True)
+class Detail:
+    """One rule of how an engine's windows or log lines are read, beyond its field rows: a row of docs/engines.md's
+    window rules or log details (an adapter's ``WINDOW_RULES`` / ``LOG_DETAILS``; the engine-neutral ones in
+    :mod:`specscope.adapters.names` and :mod:`specscope.adapters.logs`).
+
+    Attributes:
+        version: the engine release or source the rule was written from.
+        what: the series or line it concerns.
+        status: read / derived / ignored / alarm / warning / check ... (what specscope does).
+        fact: what it gives, or why not.
+        tests: node ids of the tests that pin it; at least one reaches it through a user command
+            (``tests/test_engines_doc.py`` fails otherwise).
+        engines: the engines it holds for, where a neutral rule names several ("" = the adapter's own, or "any").
+    """
+
+    version: str
+    what: str
+    status: str
+    fact: str
+    tests: tuple[str, ...]
+    engines: str = ""

@@ -4,7 +4,8 @@
 markers ``<!-- generated: NAME -->`` / ``<!-- end generated: NAME -->`` (``per-response``: every per-response reader's
 declared fields, ``adapters/<engine>/per_response.py`` ``FIELDS``; ``metrics``: every engine's metric rows,
 read / derived / ignored with their source and command test; ``logs``: every log adapter's declared line forms and
-fields; ``add-an-engine``: how to add one); ``--check`` only
+fields; ``window-rules`` / ``log-details``: the adapters' ``WINDOW_RULES`` / ``LOG_DETAILS`` and the neutral ones;
+``add-an-engine``: how to add one); ``--check`` only
 says whether the file is current (exit 1 when not). The rest of the file is written by hand. The test
 ``tests/test_engines_doc.py`` fails when the committed file differs from what this writes.
 """
@@ -16,12 +17,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from specscope.adapters.declare import Row
+from specscope.adapters.declare import Detail, Row
 from specscope.adapters.names import adapter_metrics
 from specscope.adapters.registry import display, engine_modules
 from specscope.fsio import write_text_atomic
 
-__all__ = ["SECTIONS", "main", "metrics_table", "per_response_table", "render"]
+__all__ = ["SECTIONS", "all_details", "main", "metrics_table", "per_response_table", "render"]
 
 _SURFACE = {"prometheus": "Prometheus /metrics", "iteration-json": "JSON /metrics", "perf-json": "JSON /perf_metrics"}
 
@@ -92,6 +93,38 @@ def log_table() -> str:
     return head + "\n".join(lines) + "\n"
 
 
+def all_details(kind: str) -> list[tuple[str, Detail]]:
+    """``(engine shown, rule)`` of every adapter's ``WINDOW_RULES`` (``kind`` "window") or ``LOG_DETAILS`` ("log"),
+    registry order, then the engine-neutral ones (:data:`.names.NEUTRAL_WINDOW_RULES`,
+    :data:`.logs.NEUTRAL_LOG_DETAILS`)."""
+    from specscope.adapters.logs import NEUTRAL_LOG_DETAILS
+    from specscope.adapters.names import NEUTRAL_WINDOW_RULES
+
+    module, attr, neutral = ("metrics", "WINDOW_RULES", NEUTRAL_WINDOW_RULES) if kind == "window" else (
+        "logs", "LOG_DETAILS", NEUTRAL_LOG_DETAILS)  # fmt: skip
+    rows = [(display(e), d) for e, mod in engine_modules(module) for d in getattr(mod, attr, ())]
+    return rows + [(d.engines or "any", d) for d in neutral]
+
+
+def _detail_table(kind: str, what: str, fact: str) -> str:
+    head = f"| engine | version / source | {what} | status | {fact} | tests |\n|---|---|---|---|---|---|\n"
+    lines = []
+    for engine, d in all_details(kind):
+        tests = ", ".join(f"`{t}`" for t in d.tests)
+        lines.append("| " + " | ".join(_cell(c) for c in (engine, d.version, d.what, d.status, d.fact, tests)) + " |")
+    return head + "\n".join(lines) + "\n"
+
+
+def window_rules_table() -> str:
+    """The rules of the window reading (every adapter's ``WINDOW_RULES``, then the neutral ones)."""
+    return _detail_table("window", "name", "window field / reason")
+
+
+def log_details_table() -> str:
+    """The details of each log form (every log adapter's ``LOG_DETAILS``, then the neutral ones)."""
+    return _detail_table("log", "line", "fact")
+
+
 _ADD = """To add an engine `NAME`: its folder, one registry line and the docs; outside the folder and tests that is two
 files (`registry.py`, `docs/engines.md`).
 
@@ -132,6 +165,8 @@ SECTIONS: dict[str, Callable[[], str]] = {
     "per-response": per_response_table,
     "metrics": metrics_table,
     "logs": log_table,
+    "window-rules": window_rules_table,
+    "log-details": log_details_table,
     "add-an-engine": _add_an_engine,
 }
 

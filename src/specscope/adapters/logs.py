@@ -23,9 +23,11 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from specscope.adapters.declare import Detail
 from specscope.adapters.registry import engine_modules
 
 __all__ = [
+    "NEUTRAL_LOG_DETAILS",
     "BoundAlarm",
     "EngineLog",
     "LineFact",
@@ -380,3 +382,72 @@ def read_engine_logs(lines: Sequence[str]) -> list[EngineLog]:
         if reading is not None:
             out.append(reading)
     return out
+
+
+#: Log-reading rules that hold for every engine, or for several named in ``engines`` (docs/engines.md).
+NEUTRAL_LOG_DETAILS: tuple[Detail, ...] = (
+    Detail(
+        "any",
+        "counts of one window or request that contradict each other: more accepted than drafted, drafted tokens "
+        "over 0 verify steps, a printed rejected count other than drafted - accepted, a per-position rate that "
+        "is `nan` or outside [0, 1] in a statistic that drafted (`nan` kept absent at its index, the later "
+        "positions kept)",
+        "check",
+        "the rules `counters` applies (`stats/counters.py` `count_violations`): `ACCEPTED_OVER_DRAFTED`, "
+        "`DRAFT_TOKENS_WITHOUT_DRAFTS`, `SPEC_IDENTITY`, `PER_POSITION_RATE`, each named with its line; the "
+        "figure shown, marked `INCONSISTENT`; exit 1; `bench --server-log` says the same",
+        (
+            "tests/launch/test_log_counts_checked.py::test_v1_window_accepting_more_than_drafted_is_named_marked_and_exits_1",
+            "tests/launch/test_log_counts_checked.py::test_llamacpp_request_accepting_more_than_drafted_is_named_and_exits_1",
+            "tests/launch/test_log_counts_checked.py::test_v1_window_json_keeps_the_figure_and_the_nan_position_absent",
+            "tests/launch/test_log_counts_checked.py::test_bench_server_log_names_the_same_inconsistency",
+        ),
+        engines="any engine",
+    ),
+    Detail(
+        "any",
+        "statistics printing per-position rates of two widths (a restart with another k; llama.cpp requests that "
+        "set their own)",
+        "warning",
+        "`K_DIFFERS(statistics with 3 positions (line A), 5 positions (line B): ...)`; counts still pooled, no "
+        "per-position rates (neither in the pool nor in vLLM's older window summary)",
+        (
+            "tests/launch/test_log_public_threads3.py::test_windows_of_two_draft_lengths_are_named_and_their_positions_not_pooled",
+        ),
+        engines="any",
+    ),
+    Detail(
+        "any",
+        "windows whose later half's rate (counted windows: accepted / drafted, weighted by drafted; windows "
+        "without counts: their upper bounds) is at most half the earlier half's, >= 4 windows, per engine when "
+        "the ranks are engines (sglang issue #30763: 73 % falling to 19 % past 32K of context)",
+        "warning",
+        "`ACCEPTANCE_FELL(lines A-B: R1; lines C-D: R2 ...)` in the pool's warnings, exit unchanged; the pooled "
+        "figure stays",
+        (
+            "tests/launch/test_log_public_threads3.py::test_sglang_windows_whose_rate_falls_through_the_log_are_named",
+            "tests/launch/test_log_public_threads3.py::test_vllm_windows_whose_rate_falls_are_named_beside_the_right_pool",
+            "tests/launch/test_log_public_threads3.py::test_steady_windows_raise_no_fall",
+        ),
+        engines="any",
+    ),
+    Detail(
+        "see `launch/failures.toml`",
+        "`MTP speculative decoding layer N weights missing from checkpoint` (vllm PR #35548), `llama_decode[i] "
+        "returned -1` from the drafter (llama.cpp PR #28243), `Async scheduling not supported with X-based "
+        "speculative decoding` (vllm PR #31998) / `Overlap scheduler is disabled because of using ... "
+        "speculative decoding` (SGLang server_args.py), `num_speculative_tokens > 1 will run multiple times of "
+        "forward on same MTP layer`",
+        "failure signature",
+        "`mtp_weights_missing`, `draft_decode_failed` (errors, exit 1); `scheduling_overlap_off_by_speculation`, "
+        "`mtp_layer_reused` (warnings, exit 0)",
+        (
+            "tests/launch/test_log_public_threads3.py::test_mtp_weights_missing_from_the_checkpoint_is_a_named_failure",
+            "tests/launch/test_log_public_threads3.py::test_draft_decode_failing_is_a_named_failure_not_an_unrecognised_log",
+            "tests/launch/test_log_public_threads3.py::test_async_scheduling_turned_off_by_the_drafter_is_a_named_warning_beside_right_figures",
+            "tests/launch/test_log_public_threads3.py::test_overlap_schedule_turned_off_by_the_drafter_is_the_same_named_warning",
+            "tests/launch/test_log_public_threads3.py::test_mtp_layer_run_more_times_than_it_has_layers_is_a_named_warning",
+        ),
+        engines="vLLM, llama.cpp, SGLang",
+    ),
+)

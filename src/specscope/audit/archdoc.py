@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -30,7 +31,10 @@ __all__ = [
     "gguf_architectures_table",
     "known_architectures",
     "render",
+    "corpus_table",
     "BLOCKS",
+    "CORPUS_TEST",
+    "PAIR_TEST",
 ]
 
 _REGISTRY = "engine_registry.toml"
@@ -242,17 +246,65 @@ def gguf_architectures_table() -> str:
     return "\n".join(lines)
 
 
+#: the command test of a corpus row (``audit FOLDER -f json``), parametrized by the row's slug
+CORPUS_TEST = "tests/audit/test_corpus.py::test_each_config_audits_as_its_users_expect"
+#: the command test of a published pair (``audit TARGET --draft DRAFT -f json``), parametrized by the draft's slug
+PAIR_TEST = "tests/audit/test_corpus.py::test_published_pairs_agree"
+#: how the table abbreviates a finding: the corpus does not carry the vision processor files a full download has
+_SHORT = {"VL_PROCESSOR_CONFIG_MISSING": "VL"}
+
+
+def _corpus_audit(slug: str, entry: dict[str, Any], entries: dict[str, Any], pairs: list[dict[str, Any]]) -> str:
+    codes = sorted({c.partition(":")[2] for c in entry["codes"]}, key=lambda c: (c != "NO_WEIGHTS", c))
+    notes = entry.get("code_notes", {})
+    text = ", ".join(_SHORT.get(c, c) + (f" ({notes[c]})" if c in notes else "") for c in codes)
+    for pair in pairs:
+        if pair["draft"] == slug:
+            against = ", ".join(["DRAFT_TOKENIZER_UNVERIFIED", *pair["more"]])
+            text += f"; against {entries[pair['target']]['model']} only {against} (`{PAIR_TEST}[{slug}]`)"
+    return text
+
+
+def corpus_table(corpus: dict[str, Any]) -> str:
+    """The config corpus of the tests (``tests/data/corpus/corpus.toml``, given loaded: it is test data, not shipped)
+    as a Markdown table: one row per checkpoint with its source, the family and draft layers the audit names, the
+    findings of a configs-only audit (and of each published pair), and the command test that checks them."""
+    entries: dict[str, Any] = corpus["corpus"]
+    pairs: list[dict[str, Any]] = corpus.get("pair", [])
+    lines = [
+        "| checkpoint | source (repository @ commit) | family | draft layers | audit | test |",
+        "|---|---|---|---|---|---|",
+    ]
+    for slug, e in entries.items():
+        name = e["model"].replace("SpecForge draft config ", "SpecForge ")
+        if "hf_quant_config" in e.get("path", ""):
+            name += " (+ hf_quant_config)"
+        source = "tests/data/fixtures (SOURCES.md)" if "fixture" in e else f"{e['repository']} @{e['commit'][:8]}"
+        family = e["family"] or "none"
+        if "note" in e:
+            family += f" ({e['note']})"
+        cells = [name, source, family, str(e["layers"]), _corpus_audit(slug, e, entries, pairs),
+                 f"`{CORPUS_TEST}[{slug}]`"]  # fmt: skip
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)
+
+
 #: block name -> renderer
 BLOCKS = {"families": families_table, "census": registry_table, "gguf-architectures": gguf_architectures_table}
 
 
-def render(doc: str) -> str:
-    """``doc`` with every ``<!-- generated: NAME -->`` ... ``<!-- end generated: NAME -->`` block re-rendered.
+def render(doc: str, corpus: dict[str, Any] | None = None) -> str:
+    """``doc`` with every ``<!-- generated: NAME -->`` ... ``<!-- end generated: NAME -->`` block re-rendered; with
+    ``corpus`` (the tests' ``corpus.toml``, loaded) its ``corpus`` block too (:func:`corpus_table`), else that block is
+    kept as it is.
 
     Raises:
         ValueError: a block of :data:`BLOCKS` is missing from ``doc``.
     """
-    for name, fn in BLOCKS.items():
+    blocks: dict[str, Callable[[], str]] = dict(BLOCKS)
+    if corpus is not None:
+        blocks["corpus"] = lambda: corpus_table(corpus)
+    for name, fn in blocks.items():
         begin, end = f"<!-- generated: {name} -->", f"<!-- end generated: {name} -->"
         pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
         if pattern.search(doc) is None:

@@ -1,6 +1,10 @@
 """``docs/workloads.md`` from its template (``scripts/workloads.md.in``) and the workload census
 (:data:`specscope.workload.census.CENSUS`, :data:`specscope.workload.census_hub.HUB_DATASETS`): the template's
-``{{census}}`` becomes one table row per layout with its source, then one per AIPerf hub-backed dataset loader.
+``{{census}}`` becomes one table row per layout with its source, then one per AIPerf hub-backed dataset loader;
+``{{userfiles}}``, ``{{datasets}}``, ``{{dataset_columns}}`` and ``{{traces}}`` become the user-file layouts
+(:mod:`specscope.workload.userfile_layouts`), the datasets and their columns (:mod:`specscope.workload.dataset_defs`)
+and the trace layouts (:data:`specscope.workload.trace.TRACE_LAYOUTS`), each row with the test that reaches it
+through a command.
 ``scripts/gen_workloads_doc.py`` writes the file; ``tests/workload/test_census.py`` checks that the committed file
 is this text.
 """
@@ -9,8 +13,23 @@ from __future__ import annotations
 
 from specscope.workload.census import CENSUS, Layout
 from specscope.workload.census_hub import HUB_DATASETS
+from specscope.workload.dataset_defs import DATASETS, DatasetDef
+from specscope.workload.trace import TRACE_LAYOUTS
+from specscope.workload.userfile_layouts import USERFILE_LAYOUTS
 
-__all__ = ["MARK", "TEST_FILE", "census_table", "hub_table", "render"]
+__all__ = [
+    "MARK",
+    "MARKS",
+    "TEST_FILE",
+    "DATASET_TEST",
+    "census_table",
+    "hub_table",
+    "userfile_table",
+    "datasets_table",
+    "dataset_columns_table",
+    "trace_table",
+    "render",
+]
 
 #: where the generated tables go in the template
 MARK = "{{census}}"
@@ -65,12 +84,91 @@ def hub_table() -> str:
     return "\n".join([lead, "", head, "|" + "---|" * 5, *rows])
 
 
+#: the test that reads a file of every dataset through ``bench --dataset NAME --dataset-path P --dry-run``
+DATASET_TEST = "tests/cli/test_dataset_readers_cli.py::test_dry_run_reads_each_dataset"
+_NOTE = "Generated from `{src}` by `python scripts/gen_workloads_doc.py`; do not edit this table by hand."
+
+
+def _tests(nodes: tuple[str, ...]) -> str:
+    return ", ".join(f"`{n}`" for n in nodes)
+
+
+def userfile_table() -> str:
+    """The record layouts of a ``--workload`` file (:data:`~specscope.workload.userfile_layouts.USERFILE_LAYOUTS`)."""
+    head = "| record | source | what is sent | test |"
+    rows = [f"| {' | '.join(_cell(c) for c in (u.record, u.source, u.sent, _tests(u.tests)))} |"
+            for u in USERFILE_LAYOUTS]  # fmt: skip
+    note = _NOTE.format(src="src/specscope/workload/userfile_layouts.py")
+    return "\n".join([note, "", head, "|" + "---|" * 4, *rows])
+
+
+def _configs(d: DatasetDef) -> str:
+    parts = []
+    if d.configs:
+        parts.append("configs " + ", ".join(f"`{c}`" + (" (default)" if c == d.default_config else "")
+                                            for c in d.configs))  # fmt: skip
+    if d.note:
+        parts.append(d.note)
+    if d.split or not d.note:
+        parts.append(f"split `{d.split}`" if d.split else "no hub split")
+    return "; ".join(parts)
+
+
+def datasets_table() -> str:
+    """The ``--dataset`` names (:data:`~specscope.workload.dataset_defs.DATASETS`): where each was read, its configs
+    and split, its licence and the test reading a file of it through a command."""
+    head = "| `--dataset` | published as | definition read | configs / split | licence | test |"
+    rows = []
+    for name, d in DATASETS.items():
+        test = f"`{DATASET_TEST}[{name}]`"
+        cells = (f"`{name}`", f"`{d.hub_id}`", d.source, _configs(d), d.licence, test)
+        rows.append(f"| {' | '.join(_cell(c) for c in cells)} |")
+    note = _NOTE.format(src="src/specscope/workload/dataset_defs.py")
+    return "\n".join([note, "", head, "|" + "---|" * 6, *rows])
+
+
+def dataset_columns_table() -> str:
+    """What specscope does with each published column of each dataset (``DatasetDef.columns``)."""
+    head = "| dataset | column (type) | use |"
+    rows = []
+    for name, d in DATASETS.items():
+        for i, c in enumerate(d.columns):
+            cells = (f"`{name}`" if i == 0 else "", f"`{c.name}` ({c.dtype})", c.use)
+            rows.append(f"| {' | '.join(_cell(x) for x in cells)} |")
+    return "\n".join([head, "|" + "---|" * 3, *rows])
+
+
+def trace_table() -> str:
+    """The ``--trace`` layouts (:data:`~specscope.workload.trace.TRACE_LAYOUTS`)."""
+    head = "| format | source | columns | test |"
+    rows = [f"| {' | '.join(_cell(c) for c in (t.format, t.source, t.columns, f'`{t.test}`'))} |"
+            for t in TRACE_LAYOUTS]  # fmt: skip
+    note = _NOTE.format(src="src/specscope/workload/trace.py")
+    return "\n".join([note, "", head, "|" + "---|" * 4, *rows])
+
+
+def _census() -> str:
+    return census_table() + "\n\n" + hub_table()
+
+
+#: template mark -> the generated text it becomes
+MARKS = {
+    MARK: _census,
+    "{{userfiles}}": userfile_table,
+    "{{datasets}}": datasets_table,
+    "{{dataset_columns}}": dataset_columns_table,
+    "{{traces}}": trace_table,
+}
+
+
 def render(template: str) -> str:
-    """The template with its one :data:`MARK` replaced by :func:`census_table`.
+    """The template with each mark of :data:`MARKS` replaced by its table.
 
     Raises:
-        ValueError: the template does not hold the mark exactly once.
+        ValueError: the template does not hold a mark exactly once.
     """
-    if template.count(MARK) != 1:
-        raise ValueError(f"the template must hold {MARK} once, it holds it {template.count(MARK)} times")
-    return template.replace(MARK, census_table() + "\n\n" + hub_table())
+    for mark, make in MARKS.items():
+        if template.count(mark) != 1:
+            raise ValueError(f"the template must hold {mark} once, it holds it {template.count(mark)} times")
+        template = template.replace(mark, make())
+    return template

@@ -86,6 +86,8 @@ class DatasetDef:
         id_column: the column naming a row (None: the row's index names it).
         columns: the published columns, in the source's order.
         source: where these facts were read, with its revision.
+        licence: the licence its card or repository states (docs/workloads.md's Datasets table).
+        note: what its configs hold, where the configs alone do not say it ("" when nothing).
     """
 
     name: str
@@ -96,6 +98,8 @@ class DatasetDef:
     id_column: str | None
     columns: tuple[Column, ...]
     source: str
+    licence: str
+    note: str = ""
 
     def required(self) -> tuple[str, ...]:
         """The columns a row must have (those specscope reads)."""
@@ -103,20 +107,48 @@ class DatasetDef:
 
 
 _SPEED_COLUMNS = (
-    Column("question_id", "string (32 hex)", "read: the row id (conversation id); duplicates are refused"),
-    Column("category", "string", "read: the workload (qualitative) or entropy tier (throughput)"),
-    Column("sub_category", "string", "ignored: finer than the published category axis; kept in prompt meta"),
-    Column("turns", "list of string", "read: user turns; one row = one conversation (later turns after answers)"),
-    Column("source", "string", "ignored: the source dataset a placeholder row must be filled from (named in errors)"),
-    Column("src_id", "string", "ignored: the row id in that source dataset"),
-    Column("difficulty", "string", "ignored: not an axis of speculation"),
-    Column("multiturn", "bool", "ignored: the number of turns is read from turns itself"),
+    Column(
+        "question_id", "str, 32 hex", "read: the row id (conversation id, `meta.question_id`); a repeated id is refused"
+    ),
+    Column(
+        "category",
+        "str",
+        "read: the workload `speed-bench.<category>`; must be the config's categories (the "
+        'qualitative 11, or the 3 entropy tiers of a throughput config), else the file is refused as "a '
+        'throughput split given as qualitative" (or back)',
+    ),
+    Column("sub_category", "str", "ignored: kept in the prompt's meta; not an axis"),
+    Column(
+        "turns",
+        "list of str",
+        "read: the user turns: turn 1 is the prompt, turns 2.. follow answers; a turn "
+        f"holding `{SPEED_PLACEHOLDER}` is a placeholder and refused with the row id and the `source` to fill it "
+        "from; an empty turn is refused; the prepared layout's `messages` (list of {role, content}: NeMo-Skills "
+        "`prepare.py`, AIPerf's cache, vLLM's `SpeedBench` input) in place of `turns`: its user contents",
+    ),
+    Column("source", "str", "ignored: named in a placeholder refusal"),
+    Column("src_id", "str", "ignored: the row id in that source dataset"),
+    Column("difficulty", "str", "ignored: kept in the prompt's meta; not an axis"),
+    Column("multiturn", "bool", "ignored: the number of turns is read from `turns`"),
 )
-_TURNS_COLUMNS = (
-    Column("question_id", "int", "read: the row id (conversation id); duplicates are refused"),
-    Column("category", "string", "read: the workload"),
-    Column("turns", "list of string", "read: user turns; turn k+1 is sent after the answer to turn k"),
-    Column("reference", "list of string", "ignored: reference answers for judging, never sent"),
+_QUESTION_ID = Column("question_id", "int", "read: the row id (conversation id); a repeated id is refused")
+_TURNS = Column("turns", "list of str", "read: the user turns, as SPEED-Bench's: turn k+1 is sent after the answer "
+                "to turn k (the MT-Bench rows are two-turn conversations)")  # fmt: skip
+_REFERENCE = Column("reference", "list of str", "ignored: reference answers for judging, never sent")
+_SPEC_BENCH_COLUMNS = (
+    _QUESTION_ID,
+    Column("category", "str", "read: its task is the workload: the MT-Bench categories (writing, roleplay, reasoning, "
+           "math, coding, extraction, stem, humanities) form `spec-bench.mt_bench`; `translation`, `summarization`, "
+           "`qa`, `math_reasoning`, `rag` are their own; the row's category is kept as `meta.row_category`; another "
+           "category is refused"),
+    _TURNS,
+    _REFERENCE,
+)  # fmt: skip
+_MT_BENCH_COLUMNS = (
+    _QUESTION_ID,
+    Column("category", "str", "read: the workload `mt-bench.<category>`"),
+    _TURNS,
+    _REFERENCE,
 )
 
 DATASETS: dict[str, DatasetDef] = {
@@ -128,8 +160,13 @@ DATASETS: dict[str, DatasetDef] = {
         "test",
         "question_id",
         _SPEED_COLUMNS,
-        "nvidia/SPEED-Bench dataset card dataset_info @487aa718; TURNS_PLACEHOLDER of NeMo-Skills "
-        "speed-bench/prepare.py @aeda1da4",
+        "nvidia/SPEED-Bench dataset card dataset_info @487aa718 (the revision SGLang's SPEED-Bench loader pins; PR #8 "
+        '"v1.1" changed only throughput src_id); TURNS_PLACEHOLDER and the prepared messages layout of NeMo-Skills '
+        "speed-bench/prepare.py @aeda1da4 (= NVIDIA Model-Optimizer specdec_bench/datasets/speed.py); categories of "
+        "AIPerf's SpeedBenchLoader",
+        "NVIDIA Evaluation Dataset License",
+        f"qualitative: {len(SPEED_QUALITATIVE)} categories x 80; throughput_*: entropy tiers "
+        f"{', '.join(sorted(SPEED_THROUGHPUT))}, 512 each",
     ),
     "spec-bench": DatasetDef(
         "spec-bench",
@@ -138,8 +175,11 @@ DATASETS: dict[str, DatasetDef] = {
         None,
         None,
         "question_id",
-        _TURNS_COLUMNS,
-        "hemingkx/Spec-Bench evaluation/eval.py @70f8b28f, evaluation/speed.py @132ba4cf",
+        _SPEC_BENCH_COLUMNS,
+        "hemingkx/Spec-Bench evaluation/eval.py @70f8b28f (FastChat load_questions: turn j+1 asked after the model's "
+        "own answer) and evaluation/speed.py @132ba4cf (six tasks)",
+        "Apache-2.0",
+        "not a hub dataset: --dataset-path",
     ),
     "mt-bench": DatasetDef(
         "mt-bench",
@@ -148,8 +188,11 @@ DATASETS: dict[str, DatasetDef] = {
         None,
         None,
         "question_id",
-        _TURNS_COLUMNS,
-        "FastChat llm_judge question.jsonl; NVIDIA Model-Optimizer specdec_bench datasets/mtbench.py @c777c44c",
+        _MT_BENCH_COLUMNS,
+        "FastChat fastchat/llm_judge/data/mt_bench/question.jsonl (80 questions, 8 categories, 2 turns), as NVIDIA "
+        "Model-Optimizer specdec_bench/datasets/mtbench.py @c777c44c reads it",
+        "Apache-2.0 (FastChat)",
+        "a local file: --dataset-path",
     ),
     "blazedit": DatasetDef(
         "blazedit",
@@ -159,12 +202,17 @@ DATASETS: dict[str, DatasetDef] = {
         "train",
         None,
         (
-            Column("code", "string", "read: the original file, into Blazedit's template"),
-            Column("change_request", "string", "read: the edit asked for, into the template"),
-            Column("norm_distance", "float", "read: edit size category small (< 0.1), medium (< 0.3), large"),
-        ),
+            Column(
+                "code",
+                "str",
+                "read: the original file, into Blazedit's own template; empty text refused (row id: the row index)",
+            ),
+            Column("change_request", "str", "read: the edit asked for, into the template; empty text refused"),
+            Column("norm_distance", "float", "read: the category `small` (< 0.1), `medium` (< 0.3), `large`"),
+        ),  # fmt: skip
         "vLLM benchmarks/datasets.py BlazeditDataset; template of ise-uiuc/blazedit "
         "dataset/create_refined_dataset.py @7765137e",
+        "see the dataset card",
     ),
     "instructcoder": DatasetDef(
         "instructcoder",
@@ -174,11 +222,17 @@ DATASETS: dict[str, DatasetDef] = {
         "train",
         None,
         (
-            Column("instruction", "string", "read: the edit instruction"),
-            Column("input", "string", "read: the code to edit"),
-            Column("output", "string", "ignored: the reference answer, never sent"),
-        ),
+            Column(
+                "instruction",
+                "str",
+                'read: after the input and a blank line, + " Just output the code, do not '
+                "include any explanation.\" (vLLM's form)",
+            ),
+            Column("input", "str", "read: the code to edit, first"),
+            Column("output", "str", "ignored: the reference answer, never sent"),
+        ),  # fmt: skip
         "vLLM benchmarks/datasets.py InstructCoderDataset",
+        "see the dataset card",
     ),
 }
 

@@ -50,6 +50,8 @@ __all__ = [
     "TraceRequest",
     "Trace",
     "TRACE_FORMATS",
+    "TraceLayout",
+    "TRACE_LAYOUTS",
     "MAX_ARRIVAL_NS",
     "MAX_REPLAY_SPAN_S",
     "MOONCAKE_BLOCK_TOKENS",
@@ -59,6 +61,52 @@ __all__ = [
 TRACE_FORMATS = ("specscope", "mooncake", "azure", "burstgpt")
 #: Tokens per ``hash_ids`` block of a Mooncake trace (its release's block size; AIPerf's default too).
 MOONCAKE_BLOCK_TOKENS = 512
+
+
+@dataclass(frozen=True)
+class TraceLayout:
+    """One trace layout as docs/workloads.md's Traces table shows it (generated from :data:`TRACE_LAYOUTS`).
+
+    Attributes:
+        format: the format name (one of :data:`TRACE_FORMATS`) and its file form.
+        source: where the layout was read, with its revision.
+        columns: the columns read, with their units.
+        test: the node id of a test replaying a file of this layout through ``bench --trace``.
+    """
+
+    format: str
+    source: str
+    columns: str
+    test: str
+
+
+_REPLAY = "tests/integration/test_trace_replay.py::"
+#: The layouts ``--trace`` reads, in the order :func:`_format_of` is documented.
+TRACE_LAYOUTS: tuple[TraceLayout, ...] = (
+    TraceLayout("specscope (JSONL)", "this project", "`arrival_s` (s), `input_tokens` or `text`, `output_tokens`",
+                _REPLAY + "test_each_trace_layout_of_the_table_is_replayed[specscope]"),
+    TraceLayout(
+        "mooncake (JSONL)",
+        "kvcache-ai/Mooncake `FAST25-release/traces/*.jsonl` @9fbd6222, as AIPerf's `MooncakeTrace` reads it",
+        f"`timestamp` (ms), `input_length` or `text_input`, `output_length`, `hash_ids` (one per "
+        f"{MOONCAKE_BLOCK_TOKENS}-token block; equal leading ids = shared prefix)",
+        _REPLAY + "test_trace_is_replayed_on_its_own_clock_with_its_lengths",
+    ),
+    TraceLayout(
+        "azure (CSV)",
+        "Azure/AzurePublicDataset `AzureLLMInferenceTrace_{conv,code}.csv` (2023) and `_1week` (2024)",
+        "`TIMESTAMP` (`2023-11-16 18:15:46.6805900`; the 2024 files: `2024-05-10 00:00:00.009930+00:00`, no fraction "
+        "on a whole second; read exactly to the ns, a UTC offset applied), `ContextTokens`, `GeneratedTokens`",
+        _REPLAY + "test_each_trace_layout_of_the_table_is_replayed[azure-2024]",
+    ),
+    TraceLayout(
+        "burstgpt (CSV)",
+        "HPMLL/BurstGPT `BurstGPT_*.csv` (README @e92f533; 6 columns, or 8 with `Session ID`, `Elapsed time`)",
+        "`Timestamp` (s from the first day's 0:00), `Request tokens`, `Response tokens` (0 = a failed request); "
+        "`Model`, `Total tokens`, `Log Type` ignored (every model's arrivals are the load)",
+        _REPLAY + "test_burstgpt_csv_replays_its_good_rows_and_reports_the_failed_one",
+    ),
+)  # fmt: skip
 _MAX_BYTES = 2 << 30
 #: a trace file's words in a user error (:func:`specscope.readfile.read_user_file`)
 _TRACE_FILE = FileKind(

@@ -4,7 +4,7 @@ they live on in a public fork's server tests), tokens and the slot gauges."""
 
 from __future__ import annotations
 
-from specscope.adapters.declare import Row
+from specscope.adapters.declare import Detail, Row
 
 PREFIXES = ("llamacpp:",)
 _XLC = "tools/server/server-context.cpp, xllamacpp 2026.10 (llama.cpp b9251)"
@@ -106,3 +106,16 @@ ROWS = (
 ENABLE_METRICS = "llama-server --metrics"
 #: what the engine counts inside one series set without labelling it apart (``counters`` says so)
 UNLABELLED_TRAFFIC = "every request of the server: its metrics carry no labels"
+
+
+#: How the window reading treats this engine's series beyond its rows (docs/engines.md's window rules; each rule
+#: names the tests that pin it, at least one through a command).
+WINDOW_RULES: tuple[Detail, ...] = (
+    Detail(
+        "xllamacpp 2026.10",
+        "series start after the first speculative request",
+        "read",
+        "counted from 0",
+        ("tests/cli/test_window_cases_cli.py::test_counters_reads_each_window_case[llamacpp-zero-counters]",),
+    ),
+)

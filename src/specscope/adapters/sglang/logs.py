@@ -43,6 +43,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from specscope.adapters.declare import Detail
 from specscope.adapters.logs import (
     FIXED,
     MAX_COUNT,
@@ -59,6 +60,7 @@ from specscope.adapters.logs import (
 from specscope.adapters.sglang.finish import FINISH, FINISH_JSON, finish_stats
 
 __all__ = [
+    "LOG_DETAILS",
     "BONUS_RATE",
     "FORMS",
     "LOG_FIELDS",
@@ -397,3 +399,100 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
         capacity=capacity,
         ranks_are_engines=bool(dp_ranks(windows)),
     )
+
+
+#: How this engine's log lines are read beyond its forms and fields (docs/engines.md's log details; each rule
+#: names the tests that pin it, at least one through a command).
+LOG_DETAILS: tuple[Detail, ...] = (
+    Detail(
+        "`scheduler_metrics_mixin.py` `log_decode_stats` (public copies, index ids 135019089, 61864081288)",
+        "`Decode batch[.,] #running-req: N, ... accept len: X[, accept rate: Y], ...` (a `DPn TPn` prefix per rank)",
+        "read",
+        "`sglang_spec_windows`; never pooled: the windows print no counts (a mean of window means is the error "
+        "vllm issue #42508 traces); range per window, pooled rate bounded by the larger over windows of the "
+        "smaller of each window's printed rate + 0.005 and (length + 0.005 - 1) / k (k >= 1 when not said) over "
+        ">= one verify step per window (the line divides by them unguarded)",
+        (
+            "tests/launch/test_sglang_log.py::test_a_head_accepting_nothing_in_every_window_alarms_and_exits_1",
+            "tests/launch/test_engine_logs.py::test_sglang_windows_print_no_counts_so_the_pool_is_a_bound",
+            "tests/launch/test_sglang_log.py::test_windows_are_read_with_their_ranks_and_never_pooled",
+        ),
+    ),
+    Detail(
+        "before PR #23530 (2026-04; PR #13212 changed the denominator in 2025-11)",
+        "`accept rate` = (accepted + verify steps) / (verify steps x draft tokens): the bonus token counted, "
+        "0.25 for a head accepting nothing at 4 draft tokens",
+        "read, flagged",
+        "bounded by the length instead; `accept_rate_counts_bonus` and the range row say so; the alarm still fires",
+        (
+            "tests/launch/test_sglang_log.py::test_a_rate_counting_the_bonus_token_does_not_hide_a_head_accepting_nothing",
+        ),
+    ),
+    Detail(
+        "same",
+        "a head accepting nothing in every window",
+        "alarm",
+        'the one low-acceptance rule on those bounds (`LOW_ACCEPTANCE`, exit 1; 60 windows of "accept rate: '
+        '0.00" alarm, 10 do not); the engine-neutral pool carries the same bound (`acceptance_rate_at_most`, '
+        "each window >= 1 verify step) and alarm, so `bench --server-log` says them too",
+        (
+            "tests/launch/test_sglang_log.py::test_a_head_accepting_nothing_in_every_window_alarms_and_exits_1",
+            "tests/launch/test_sglang_log.py::test_too_few_windows_to_bound_the_verify_steps_do_not_alarm",
+            "tests/launch/test_engine_logs.py::test_bench_says_the_sglang_windows_bound_and_its_alarm_as_serve_does",
+        ),
+    ),
+    Detail(
+        "`--log-requests` (`tokenizer_manager.py`, later `utils/request_logger.py` `log_finished_request`; index "
+        "ids 325668100, 70859615664)",
+        "`Finish: obj=GenerateReqInput(...)[, headers={...}], out={... 'meta_info': {...}}` as "
+        "`dataclass_to_string_truncated` prints it (level 2: a list or string over 2,048 printed `head ... "
+        'tail`, no literal: skipped); `--log-requests-format json`: `{"timestamp", "event": "request.finished", '
+        '"rid", "obj", "out"}` (`log_utils.log_json`)',
+        "read",
+        "one request statistic per line with a verify step; `meta_info` through the per-response reader "
+        "(`read_payload`: three generations of names, histogram, derived fields checked); the dict split "
+        "quote-aware and each value `ast.literal_eval`'d, 8 MiB a line, 64 KiB a value; `FINISH_LINE_UNREADABLE` "
+        "(cut), `FINISH_FIELD_UNREADABLE`, `FINISH_LINE_TOO_LONG`; pooled Σaccepted / Σdrafted, per position "
+        "from the histogram",
+        (
+            "tests/launch/test_sglang_finish_log.py::test_a_finish_line_with_0_5_names_pools_its_exact_counts",
+            "tests/launch/test_sglang_finish_log.py::test_the_json_request_log_is_read_with_its_histogram",
+            "tests/launch/test_sglang_finish_log.py::test_a_cut_or_malformed_finish_line_is_named_never_a_crash",
+            "tests/launch/test_sglang_finish_log.py::test_a_line_beyond_the_bound_is_named_not_read",
+        ),
+    ),
+    Detail(
+        "PR #3152 to PR #11144 (`spec_verify_ct` without counts)",
+        "no accepted / drafted count in `meta_info`",
+        "derived",
+        "accepted = `completion_tokens` - `spec_verify_ct` (SGLang's `spec_accept_length = completion_tokens / "
+        "spec_verify_ct`, bonus included; one token per request high where the prefill's token is no verify "
+        "step: PR #13754's 200 - 188 - 1 = 11, so an upper bound), `ACCEPTED_FROM_LENGTH`; drafted = "
+        "`spec_verify_ct` x k (SGLang's own `spec_draft_token_num`), `DRAFTED_FROM_K`, none without k "
+        "(`NO_DRAFTED_COUNT`)",
+        (
+            "tests/launch/test_sglang_finish_log.py::test_verify_count_only_lines_derive_accepted_and_drafted_and_win_over_the_windows",
+        ),
+    ),
+    Detail(
+        "Finish lines beside decode-batch windows",
+        "the same period, counts and bounds",
+        "read",
+        "the Finish lines' exact counts are the pool (`WINDOWS_NOT_POOLED`); the window summary stays, its "
+        "figure labelled `sglang_windows_acceptance_bound`, its alarm still run (Finish lines may cover fewer "
+        "requests: `SGLANG_LOG_REQUEST_EXCEEDED_MS`, aborts)",
+        (
+            "tests/launch/test_sglang_finish_log.py::test_the_window_summary_says_the_finish_counts_are_the_figure",
+            "tests/launch/test_sglang_finish_log.py::test_bench_says_the_finish_lines_exact_counts",
+        ),
+    ),
+    Detail(
+        "`ServerArgs` repr (`server_args=ServerArgs(...)`)",
+        "`speculative_algorithm`, `speculative_num_draft_tokens`, `speculative_num_steps`, "
+        "`speculative_eagle_topk`, `speculative_adaptive`",
+        "read",
+        "`sglang_speculative`; method `NEXTN` -> mtp, `STANDALONE` -> draft_model; k = num_draft_tokens - 1, "
+        "none when adaptive",
+        ("tests/launch/test_sglang_finish_log.py::test_the_server_args_algorithm_is_on_both_screens_without_windows",),
+    ),
+)

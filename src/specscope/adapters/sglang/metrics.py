@@ -4,7 +4,7 @@ step count; drafted and accepted tokens have no counter, only ``mostrecent`` gau
 
 from __future__ import annotations
 
-from specscope.adapters.declare import Row
+from specscope.adapters.declare import Detail, Row
 
 PREFIXES = ("sglang:",)
 _COL = "python/sglang/srt/metrics/collector.py (index id 57855696515; observability/metrics_collector.py @ 54cadad)"
@@ -63,3 +63,20 @@ UNLABELLED_TRAFFIC = "requests to LoRA adapters served on the model (the collect
 #: tokenizer's counters (``spec_verify_calls_total``, ``generation_tokens_total``, ``prompt_tokens_total``) carry no
 #: rank label: one process counts each finished request once (its ``spec_verify_ct`` from rank 0's output).
 COPY_LABELS = ("tp_rank", "pp_rank", "moe_ep_rank")
+
+
+#: How the window reading treats this engine's series beyond its rows (docs/engines.md's window rules; each rule
+#: names the tests that pin it, at least one through a command).
+WINDOW_RULES: tuple[Detail, ...] = (
+    Detail(
+        "collector",
+        "a gauge-only build (no `spec_verify_calls_total`)",
+        "read as a state",
+        "`gauge_only`, no figure",
+        (
+            "tests/cli/test_counters_unseen.py::test_sglang_gauges_only_is_read_as_gauge_only_never_refused",
+            "tests/cli/test_window_cases_cli.py::test_counters_reads_each_window_case[sglang-gauges-only]",
+            "tests/integration/test_engine_shapes_bench.py::test_gauge_only_server_warns_and_gives_no_acceptance",
+        ),
+    ),
+)

@@ -39,6 +39,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from specscope.adapters.declare import Detail
 from specscope.adapters.logs import (
     FIXED,
     EngineLog,
@@ -55,6 +56,7 @@ from specscope.adapters.logs import (
 )
 
 __all__ = [
+    "LOG_DETAILS",
     "FORMS",
     "LOG_FIELDS",
     "SpecCumulativeSample",
@@ -555,3 +557,162 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
         warnings=unreadable + warnings,
         ranks_are_engines=True,
     )
+
+
+#: How this engine's log lines are read beyond its forms and fields (docs/engines.md's log details; each rule
+#: names the tests that pin it, at least one through a command).
+LOG_DETAILS: tuple[Detail, ...] = (
+    Detail(
+        "0.32.0, main @ ee4ceaae",
+        "`SpecDecoding metrics: ... Accepted: N tokens, Drafted: N tokens, Per-position acceptance rate: ...`",
+        "read",
+        "every window kept; pooled by counts (`logstats.pooled_spec_windows`); drafts per window = drafted / k "
+        'where that prints as the window\'s two-decimal length (exact for fixed k: 1,234 accepted at "2.54" is '
+        "800 drafts of 3, not the 801 the rounded length gives), else accepted / (length - 1) rounded",
+        (
+            "tests/launch/test_engine_logs.py::test_vllm_v1_windows_pool_the_same_through_the_adapter",
+            "tests/launch/test_log_windows.py::test_fixed_k_window_counts_its_drafts_exactly_not_from_the_rounded_length",
+        ),
+    ),
+    Detail(
+        "main",
+        "`Rejected: N tokens`, `Effective tokens/forward: X`",
+        "read",
+        "per window; rejected checked against drafted - accepted (`SPEC_IDENTITY`, exit 1)",
+        (
+            "tests/launch/test_log_counts_checked.py::test_v1_rejected_count_is_cross_checked",
+            "tests/launch/test_log_windows.py::test_rejected_field_of_newer_builds_is_read",
+        ),
+    ),
+    Detail(
+        "0.32.0 `--logging-config.formatter json` (any `logging` JSON formatter with a `message`)",
+        "one JSON object per record",
+        "read",
+        "each record read as the text line it stands for, `(PROCESS pid=N) LEVEL ASCTIME MESSAGE` "
+        "(`adapters/logs.py` `split_log_lines`), one line per record so line numbers hold",
+        ("tests/launch/test_engine_logs.py::test_a_vllm_log_written_by_its_json_formatter_is_read_as_its_text_form",),
+    ),
+    Detail(
+        "0.8.0-0.8.4 (`SpecDecodingLogging` before PR #15902)",
+        "`SpecDecoding metrics: Draft acceptance rate: X%, Accepted: N tokens, Drafted: N tokens` (no mean "
+        "length, no draft count)",
+        "read",
+        "every window kept; drafts = drafted / the configured k where it divides, else unknown (never guessed)",
+        (
+            "tests/launch/test_log_shapes_newuser.py::test_early_v1_lines_without_mean_length_pool_by_their_counts_and_alarm",
+            "tests/launch/test_log_shapes_newuser.py::test_a_log_of_early_v1_lines_only_is_read_not_refused",
+        ),
+    ),
+    Detail(
+        "0.6.x V0 (`_format_spec_decode_metrics_str`; cumulative: issues #9539, #7301)",
+        "`Speculative metrics: Draft acceptance rate, System efficiency, Number of speculative / accepted / "
+        "draft / emitted tokens`",
+        "read",
+        "`spec_cumulative`; the last line is the run's total (`spec_decoding_cumulative_total`), never pooled as "
+        "windows; drafts = draft tokens / k",
+        ("tests/launch/test_log_shapes_newuser.py::test_v0_cumulative_lines_are_a_total_never_pooled_as_windows",),
+    ),
+    Detail(
+        "0.6.x V0 / 0.8 V1",
+        "`SpeculativeConfig(draft_model='x', num_spec_tokens=k)` (V0; `'ngram'` for prompt lookup), "
+        "`SpeculativeConfig(method=..., model=..., num_spec_tokens=k)` on any line; V0 `max_seq_len=N`",
+        "read",
+        "`speculative_config` (method `draft_model` / `ngram`), k, max model length",
+        (
+            "tests/launch/test_log_shapes_newuser.py::test_v0_cumulative_lines_are_a_total_never_pooled_as_windows",
+            "tests/launch/test_log_shapes_newuser.py::test_repr_on_a_config_line_of_early_v1",
+        ),
+    ),
+    Detail(
+        "any",
+        "pooled acceptance under 5 % over >= 50 drafts, head or unknown method (`stats/low_acceptance.py`, the "
+        "run's rule), windows or V0 total",
+        "alarm",
+        "`LOW_ACCEPTANCE`, exit 1",
+        (
+            "tests/launch/test_log_windows.py::test_a_head_accepting_under_one_percent_alarms_and_exits_1",
+            "tests/launch/test_log_shapes_newuser.py::test_early_v1_lines_without_mean_length_pool_by_their_counts_and_alarm",
+        ),
+    ),
+    Detail(
+        "0.6.x V0 (issue #10517)",
+        "`# GPU blocks: N, # CPU blocks: M`; `... can be stored in KV cache (T)`",
+        "read",
+        "pool, KV tokens, block size T / N",
+        (
+            "tests/launch/test_capacity_versions.py::test_serve_parse_log_gives_capacity_without_a_plan[V06]",
+            "tests/launch/test_capacity_versions.py::test_v06_blocks_and_tokens_give_the_block_size",
+        ),
+    ),
+    Detail(
+        "0.7 V1 (PR #12569)",
+        "`# GPU blocks: N`; `Maximum concurrency for L tokens per request: C x`",
+        "read",
+        "pool, block size C x L / N",
+        (
+            "tests/launch/test_capacity_versions.py::test_serve_parse_log_gives_capacity_without_a_plan[V07]",
+            "tests/launch/test_capacity_versions.py::test_v07_blocks_and_concurrency_give_the_block_size",
+        ),
+    ),
+    Detail(
+        "0.20.0 (fixture)",
+        "`Setting attention block size to B tokens`, `Mamba cache mode is set to 'align'`, KV tokens, "
+        "concurrency, `SpeculativeConfig(... num_spec_tokens=k)`",
+        "read",
+        "block size, hybrid pool reconstruction, mamba speculative scratch, k",
+        (
+            "tests/launch/test_capacity.py::test_serve_parse_log_plan_cli",
+            "tests/launch/test_capacity_versions.py::test_v020_hybrid_reconstruction_still_holds",
+        ),
+    ),
+    Detail(
+        "0.25.1 (issue #49011), 0.26.0 (seed 003, k = 1, 5, 6), 0.32.0 CPU (n-gram k = 4)",
+        "`GPU/CPU KV cache size: T tokens[, ]Maximum concurrency for L tokens per request: C x` (T = int(C x L) "
+        "in current builds, issue #54662)",
+        "read",
+        'KV tokens; T / L checked against C (no MISMATCH from an assumed block size); block size "not in the log"',
+        (
+            "tests/launch/test_capacity_versions.py::test_serve_parse_log_gives_capacity_without_a_plan[V25]",
+            "tests/launch/test_capacity_versions.py::test_seed003_v026_logs_no_spurious_mismatch",
+            "tests/launch/test_capacity_versions.py::test_cpu_032_ngram_plan_at_max_model_len_is_not_off_by_one",
+        ),
+    ),
+    Detail(
+        "any",
+        "speculative config (engine line, non-default args)",
+        "read",
+        "`spec_lookahead_tokens_per_request` = k: each running request holds `min(tokens + k, max_model_len)` "
+        "slots (`kv_cache_manager.allocate_slots`); the plan says how many of the k a request adds after the cap "
+        "(13 requests of 4,096 tokens fit at k = 4, as the log's 13.12x says)",
+        (
+            "tests/launch/test_capacity_versions.py::test_serve_plan_answers_fits_and_does_not_fit",
+            "tests/launch/test_log_shapes_newuser.py::test_lookahead_capped_at_max_model_len_is_said_not_hidden",
+        ),
+    ),
+    Detail(
+        "any",
+        "no config line: the SpecDecoding windows' per-position rates",
+        "derived",
+        'k = their width (`num_speculative_tokens_source`); with neither, k unknown: "k unknown", nothing '
+        "decided with speculation (never k = 0)",
+        (
+            "tests/launch/test_log_shapes_newuser.py::test_k_from_the_windows_when_the_log_has_no_config_line",
+            "tests/launch/test_log_shapes_newuser.py::test_unknown_k_prints_unknown_and_decides_nothing",
+        ),
+    ),
+    Detail(
+        "0.10.2 (`EngineCore_DPn` prefixes)",
+        "`data_parallel_size` (non-default args), one KV block per engine",
+        "read",
+        "`data_parallel_engines`: the pool, concurrency and `max_num_seqs` are per engine; a plan admits that "
+        "many on each (2 x 32,768 tokens fit, 1 per engine)",
+        ("tests/launch/test_log_shapes_newuser.py::test_data_parallel_plan_is_per_engine",),
+    ),
+    Detail(
+        "any",
+        "`--plan` tokens above `max_model_len`",
+        "derived",
+        "does not fit: vLLM refuses it (`refusal`)",
+        ("tests/launch/test_log_shapes_newuser.py::test_a_request_longer_than_max_model_len_does_not_fit",),
+    ),
+)

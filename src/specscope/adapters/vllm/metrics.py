@@ -4,7 +4,7 @@ the scheduler gauges and token counters of ``v1/metrics/loggers.py`` (``Promethe
 
 from __future__ import annotations
 
-from specscope.adapters.declare import Row
+from specscope.adapters.declare import Detail, Row
 
 PREFIXES = ("vllm:",)
 _V1 = "v1/spec_decode/metrics.py, vLLM 0.32.0 and main @ ee4ceaae"
@@ -161,4 +161,54 @@ UNLABELLED_TRAFFIC_SIGN = "LORA_ADAPTERS"
 UNLABELLED_TRAFFIC = (
     "requests to LoRA adapters served on the model (PrometheusStatLogger labels by the served model name, "
     "v1/metrics/loggers.py)"
+)
+
+
+#: How the window reading treats this engine's series beyond its rows (docs/engines.md's window rules; each rule
+#: names the tests that pin it, at least one through a command).
+WINDOW_RULES: tuple[Detail, ...] = (
+    Detail(
+        "any",
+        "no `spec_decode_*` series (SpecDecodingProm creates none without a speculative config)",
+        "read as a state",
+        "`not_configured`",
+        ("tests/cli/test_window_cases_cli.py::test_counters_reads_each_window_case[vllm-not-configured]",),
+    ),
+    Detail(
+        "any",
+        "`*_created`",
+        "read",
+        "restart of one engine (compared only while the same counter families are there)",
+        (
+            "tests/cli/test_counters_restart_windows.py::test_one_engine_restarted_the_other_gives_its_full_window",
+            "tests/cli/test_counters_restart_windows.py::test_both_engines_restarted_give_their_post_restart_windows_marked_partial",
+            "tests/stats/test_counters_engines.py::test_created_moving_alone_is_a_restart",
+        ),
+    ),
+    Detail(
+        "any (shape of PR #24049's 8-engine query)",
+        "an `engine` label absent from the after scrape; speculative series gone while `generation_tokens_total` rises",
+        "read as a state",
+        "`ENGINE_VANISHED(e)` / `SERIES_VANISHED`, not a restart",
+        (
+            "tests/stats/test_windows_newuser.py::test_one_engine_vanished_and_another_restarted_are_two_statements",
+            "tests/stats/test_windows_newuser.py::test_spec_series_vanished_while_generation_rose_is_no_restart",
+        ),
+    ),
+    Detail(
+        "V0 0.6.x (`vllm/engine/metrics.py`)",
+        "the accepted / drafted counters alone",
+        "read",
+        "`accepted_tokens`, `draft_tokens` (no drafts counter: no length); V0's accepted counts every matching "
+        "position (`accepted.sum()`), so the rate is V0's own, named `V0_ACCEPTED_ANY_POSITION` when its emitted "
+        "counter is there",
+        ("tests/stats/test_windows_newuser.py::test_v0_accepted_counter_is_named_as_v0s_own_count",),
+    ),
+    Detail(
+        "any",
+        "`vllm:spec_decode_num_tree_nodes_total` and other unknown spec names",
+        "ignored",
+        "`UNREAD_SPEC_FIELD`",
+        ("tests/cli/test_window_cases_cli.py::test_counters_reads_each_window_case[unknown-spec-series]",),
+    ),
 )

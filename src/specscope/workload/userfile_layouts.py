@@ -1,0 +1,165 @@
+"""The record layouts a ``--workload`` file is read in, as docs/workloads.md's "User prompt files" table shows them
+(generated from :data:`USERFILE_LAYOUTS` by ``python scripts/gen_workloads_doc.py``; one home for the table's facts).
+
+Each row is a record shape with its source and what is sent from it (read by :mod:`specscope.workload.userfile`), and
+the node ids of the tests that send a file of that shape through ``bench --workload NAME=FILE --dry-run`` and check
+the text the dry run prints (or the one-line refusal); ``tests/workload/test_census.py`` fails for a row whose test
+does not exist or runs no command. The census of other tools' layouts is :data:`specscope.workload.census.CENSUS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["UserLayout", "USERFILE_LAYOUTS"]
+
+
+@dataclass(frozen=True)
+class UserLayout:
+    """One record layout of a ``--workload`` file.
+
+    Attributes:
+        record: the record's shape (its fields).
+        source: who publishes or writes it.
+        sent: what specscope sends of it, or why and how it is refused.
+        tests: node ids of tests reaching it through ``bench --workload NAME=FILE --dry-run``.
+    """
+
+    record: str
+    source: str
+    sent: str
+    tests: tuple[str, ...]
+
+
+_SENT = "tests/cli/test_userfile_layouts_cli.py::test_dry_run_sends_each_user_file_layout"
+_REFUSED = "tests/cli/test_userfile_layouts_cli.py::test_dry_run_refuses_each_foreign_layout_by_name"
+
+#: The layouts, in the table's order.
+USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
+    UserLayout(
+        "`messages` [{role, content}]",
+        "OpenAI chat; HF chat datasets",
+        'the messages; `content` a string or text parts `[{"type": "text", "text"}]` joined with a newline (vLLM '
+        "`entrypoints/chat_utils.py`); `developer` sent as `system`; a `tool` / `function` turn, an image or "
+        "audio part, a null content: refused, naming it; a trailing assistant turn (the recorded answer) dropped "
+        "(an AIPerf mooncake_trace row's, one with `output_length`, `session_id`, `timestamp`, `delay` or "
+        "`context_mode`, sent as recorded, as AIPerf sends its `messages`), its token count by the server's "
+        "tokenizer the row's `max_tokens` when the row names none (`bench/answer_lengths.py`)",
+        (_SENT + "[messages]",),
+    ),
+    UserLayout(
+        "`conversations` [{from, value}]",
+        "ShareGPT (`ShareGPT_V3_unfiltered_cleaned_split.json`: one JSON array)",
+        "`human`/`user` -> user; `gpt`, `chatgpt`, `bing`, `bard` -> assistant; `system` (vLLM "
+        "`benchmarks/multi_turn/convert_sharegpt_to_openai.py`); assistant turns before the first user turn "
+        "dropped (a continued chat); recorded answers before the last user turn stay in the history, the "
+        "trailing one is dropped (its token count is the output length, as vLLM's `ShareGPTDataset`)",
+        (_SENT + "[conversations]",),
+    ),
+    UserLayout(
+        "`conversation_a` [{role, content}] (+ `conversation_b`, `model_a`, `model_b`, `winner`, `turn`)",
+        "LMSYS Chatbot Arena exports (`lmsys/chatbot_arena_conversations`, `lmsys/mt_bench_human_judgments`); no "
+        "peer tool reads this layout",
+        "the first side's chat, as `messages` (recorded answers before the last user turn kept, the trailing one "
+        "dropped and its token count the output length); `question_id` the row id; `conversation_b` never sent; "
+        "`turn` (an int, the number of user turns) never read as a text column",
+        (_SENT + "[conversation_a]",),
+    ),
+    UserLayout(
+        "`history` [{user, bot}] (+ `task`, `id`)",
+        "MT-Bench-101 `mtbench101.jsonl` (open-compass/opencompass "
+        "`opencompass/datasets/subjective/mtbench101.py` @a75fa253 `MTBench101Dataset`: each turn asked with the "
+        "recorded answers before it, its golden context); no benchmark client reads this layout",
+        "a chat: each turn's `user` as a user message and `bot` as an assistant message, in turn order; the "
+        "recorded answers before the last question stay in the history, the trailing one is dropped (its token "
+        "count the output length); `id` the row id, `task` the category; a turn without a `user` string refused "
+        "by line and turn",
+        (_SENT + "[history]",),
+    ),
+    UserLayout(
+        "`turns` [str] or [{text}] or [{content}]",
+        'FastChat / Spec-Bench `question.jsonl`; Arena-Hard-Auto `question.jsonl` (`turns[j]["content"]`, '
+        "lmarena/arena-hard-auto `gen_answer.py` @01109e99); AIPerf multi-turn input (`session_id`, `turns`)",
+        "a conversation: turn k+1 after the server's own answer to turn k (as `--dataset`); AIPerf's `timestamp` "
+        "/ `delay` are not replayed (`bench` prints a warning naming them); AIPerf rows that share a "
+        "`session_id` in a JSON Lines file are one session at its first row, in file order, as AIPerf joins "
+        "them: multi-turn rows (`turns`) one chat, single-turn rows (`text` / `texts`) each sent alone after the "
+        "answer to the row before (AIPerf's self-contained turns); so do AIPerf mooncake_trace rows: "
+        "`text_input` rows one chat, `messages` rows each sent as recorded after the answer to the row before",
+        (_SENT + "[turns]",),
+    ),
+    UserLayout(
+        "`prompt`, `text`, `text_input`",
+        "specscope; GenAI-Perf / AIPerf single-turn input; AIPerf trace rows without `timestamp`",
+        "that text",
+        (
+            _SENT + "[prompt]",
+            _SENT + "[text]",
+            _SENT + "[text_input]",
+        ),
+    ),
+    UserLayout(
+        "`data` [{`session_id`, `payloads`}] (one JSON object)",
+        "AIPerf's `inputs.json`",
+        "each payload (a request body) a row: its `messages` and `max_tokens` / `max_completion_tokens`; other "
+        "sampling fields named in a warning, not sent",
+        (_SENT + "[data payloads]",),
+    ),
+    UserLayout(
+        "`captureData`, `eventMetadata`",
+        "Amazon SageMaker data capture (AIPerf `SageMakerDataCaptureLoader`)",
+        "the captured request body (`endpointInput`, JSON or BASE64): its `messages` and `max_tokens` / "
+        "`max_completion_tokens`, row id `eventId`; `inferenceTime` and sampling fields named in a warning, not "
+        "replayed or sent",
+        (_SENT + "[captureData]",),
+    ),
+    UserLayout(
+        "a Baseten, TraceLab, Weka trace row; an AIPerf `dag_jsonl` session",
+        "AIPerf trace and agentic loaders",
+        "refused by name before any field is read (a Baseten row was sent as a `prompt` row), with what to "
+        "convert it to (census rows above)",
+        (_REFUSED + "[baseten]",),
+    ),
+    UserLayout(
+        "a CNN/DailyMail row (`article`, `highlights`); a raw ShareGPT export row (`id`, `items`); an "
+        "OpenAssistant message row (`message_id`, `parent_id`); an OpenAI Batch API request line (`custom_id`, "
+        "`method`, `url`, `body`: a batch runner's input); a FastChat model answer row (`question_id`, "
+        "`answer_id`, `model_id`, `choices`: a model's answers, as Spec-Bench, Medusa and EAGLE write them under "
+        "`model_answer/`; the fix is the questions' `question.jsonl`); a LIMA row (`conversations` of plain "
+        'strings); the multi-turn benchmark\'s synthetic conversation config (`"filetype": '
+        '"generate_conversations"`)',
+        "public datasets no benchmark client's file reader takes; a generator's settings",
+        "refused by name before any field is read, with what to write instead (`prompt`, `conversations`, `messages`)",
+        (_REFUSED + "[cnn_dailymail]",),
+    ),
+    UserLayout(
+        'one JSON object of columns `{"prompt": [...], "output_tokens_count": [...]}`',
+        "`json.dump(Dataset.to_dict())`",
+        "refused by name: the `datasets` JSON builder (5.2.0, which GuideLLM reads `.json` with) reads one "
+        "object, on one line or pretty-printed, as ONE row whose fields are lists, so no peer tool sends it a "
+        "row per position; the fix names the JSON Lines form (`Dataset.from_dict(...).to_json(OUT.jsonl)`); a "
+        "JSON object over several lines that is not columns is refused by name too (JSON Lines holds one object "
+        'per line); records wrapped in one object (`{"data": [records]}`, with a `version` or not) are named as '
+        "such, the fix `jq -c '.data[]' FILE > OUT.jsonl`",
+        (_REFUSED + "[columns]",),
+    ),
+    UserLayout(
+        "`instruction` (+ `input`)",
+        "Alpaca (`tatsu-lab/stanford_alpaca` `alpaca_data.json`: one JSON array)",
+        "the instruction, a blank line and the input when not empty; `output` never sent",
+        (_SENT + "[instruction]",),
+    ),
+    UserLayout(
+        "any other line; every line of a `.txt` / `.text` file",
+        "text files (vLLM's `sonnet.txt`; GuideLLM's `TextFileDatasetDeserializer`)",
+        "the line, one prompt per line (in a `.txt` / `.text` file even a line that opens with `[` or `{`, or a "
+        "quoted one); in a `.jsonl` / `.ndjson` / `.json` file a line that is a JSON string, number, boolean or "
+        "null (`\"What is 2+2?\"`, `null`) is refused by its line number, as GuideLLM's JSON builder and AIPerf's "
+        "line models refuse it (it was sent as the prompt, quotes and all); a first line that is a table header "
+        "(column names split at commas, tabs or semicolons, one the census reads: `prompt,output_tokens_count`) "
+        "is refused by line, a header being never a prompt (a CSV saved as `.txt` or without a suffix was sent "
+        "line by line, the header first, each row with its count glued on), the fix naming the suffix that reads "
+        "its columns",
+        (_SENT + "[text lines]",),
+    ),
+)
