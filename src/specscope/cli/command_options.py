@@ -39,6 +39,7 @@ __all__ = [
     "GateRunFileOption",
     "HostOption",
     "ImportBaselineOption",
+    "ImportClosedLoopOption",
     "ImportConfigOption",
     "ImportOutOption",
     "ImportWorkloadOption",
@@ -176,6 +177,14 @@ ImportBaselineOption = Annotated[
         "--baseline",
         metavar="NAME",
         help="The config speedups are measured against (default: the first config imported).",
+    ),
+]
+
+ImportClosedLoopOption = Annotated[
+    bool,
+    typer.Option(
+        "--closed-loop",
+        help="From a file of both loop kinds (GuideLLM's sweep), import its closed loops, not its request rates.",
     ),
 ]
 

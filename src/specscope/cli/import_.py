@@ -17,6 +17,7 @@ import typer
 
 from specscope.cli.command_options import (
     ImportBaselineOption,
+    ImportClosedLoopOption,
     ImportConfigOption,
     ImportOutOption,
     ImportWorkloadOption,
@@ -30,6 +31,7 @@ def import_cmd(
     out: ImportOutOption,
     workload: ImportWorkloadOption = None,
     baseline: ImportBaselineOption = None,
+    closed_loop: ImportClosedLoopOption = False,
 ) -> None:
     """Import other tools' result files (vLLM bench serve, SGLang, AIPerf, GuideLLM) as cells of a run.
 
@@ -41,7 +43,10 @@ def import_cmd(
     named in a warning on stderr and left out; so is a config's workload and level with no baseline cell to be compared
     with. A config's k (draft tokens per step, advise's k column) is what the file itself records (vLLM's per-position
     acceptance rates, one per draft position), else the config name's -kK, as bench --k names its configs (--config
-    mtp-k3); a name and a file that disagree are refused. Then `specscope report RUN`.
+    mtp-k3); a name and a file that disagree are refused. A file of both closed-loop and open-loop records (GuideLLM's
+    default sweep: synchronous and throughput, then request rates) imports its request rates, or with --closed-loop
+    its closed loops (into a run that holds cells: the run's own kind); each record left out is named in a warning and
+    in the report's imports table. Then `specscope report RUN`.
 
     Exit codes: 0 imported; 2 a file of no known shape (naming the shapes tried), a total or load that is not a
     number it can be (NaN, a string, 2.5 streams: naming the field), a record already imported into RUN, a load RUN
@@ -49,11 +54,22 @@ def import_cmd(
     from specscope.importers import baseline_gaps, import_files
     from specscope.values import count_noun
 
-    cells = import_files(files, config, out, workload=workload, baseline=baseline, command=["specscope", *sys.argv[1:]])
+    done = import_files(
+        files,
+        config,
+        out,
+        workload=workload,
+        baseline=baseline,
+        command=["specscope", *sys.argv[1:]],
+        closed_loop=closed_loop,
+    )
+    cells = done.cells
     for c in cells:
         typer.echo(f"{c.key.label()}  <- {c.file} ({c.tool}, {c.load})")
         for note in c.notes:
             typer.echo(f"warning: {c.file} {note}", err=True)
+    for left in done.left_out:
+        typer.echo(f"warning: {left.line()}", err=True)
     typer.echo(f"{count_noun(len(cells), 'cell')} imported into {out}; judge the run with: specscope report {out}")
     for line in baseline_gaps(out):
         typer.echo(f"warning: {line}", err=True)

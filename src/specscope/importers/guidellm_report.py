@@ -31,12 +31,25 @@ GuideLLM 0.4-0.6 write the 0.8.1 benchmark schema in a report of ``args`` (the c
 
 Load: ``synchronous`` is a closed loop of 1, ``concurrent`` of ``streams``, ``throughput`` of ``max_concurrency``;
 ``constant`` and ``poisson`` are open loops at ``rate`` req/s. A ``throughput`` benchmark without a
-``max_concurrency`` and a ``trace`` replay have no level specscope can name, and are refused.
+``max_concurrency`` and a ``trace`` replay have no level specscope can name: beside benchmarks that have one they are
+left out, each named (:attr:`~specscope.importers.record.Imported.left_out`); a report of none that has one is
+refused.
+
+GuideLLM's default profile ``sweep`` (``guidellm/benchmark/profiles/sweep.py`` of 0.8.1, and ``profile.py`` of the
+earlier schema) runs a ``synchronous`` benchmark, then a ``throughput`` one, then ``constant`` or ``poisson``
+benchmarks at rates spread between the two measured request rates (``np.linspace``, the first left out): closed and
+open loops in one report. The throughput benchmark's ``max_concurrency`` is the sweep's (512 by default since 0.7);
+the earlier schema writes none (null: no level), and 0.4-0.6 the client's own in-flight limit the worker group set
+(``settings.max_concurrency``, 512). Which loop kind is imported is :func:`specscope.importers.write.import_files`'s
+choice. The rates are derived from the report's own measurements, so another sweep (another config, or a repeat)
+shares none of them: levels pair only at equal rates, and a note on the report's first request-rate benchmark says
+so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from specscope.errors import ConfigError
@@ -104,12 +117,12 @@ def _ms(summary: Mapping[str, Any], key: str) -> float | None:
     return None if v is None else v / 1000.0
 
 
-def _load(strategy: Mapping[str, Any], where: str, path: str) -> Load:
-    """The load (module docstring); ``path``: the strategy's place in the report, for a refusal.
+def _load(strategy: Mapping[str, Any], path: str) -> Load | None:
+    """The load (module docstring), None for a strategy that names no level; ``path``: the strategy's place in the
+    report, for a figure that is not one.
 
     Raises:
         BadFigure: streams, a cap or a rate that is not one (NaN, 0, 2.5 streams...).
-        ConfigError: a strategy that names no level.
     """
     kind = strategy.get("type_")
     cap = level(strategy.get("max_concurrency"), f"{path}.max_concurrency")
@@ -123,11 +136,26 @@ def _load(strategy: Mapping[str, Any], where: str, path: str) -> Load:
         return Load(concurrency=cap)
     if kind in ("constant", "poisson") and per_s is not None:
         return Load(concurrency=cap, rate_per_s=per_s, arrival=str(kind))
-    raise ConfigError(
-        f"{where}: a GuideLLM benchmark of strategy {kind!r} has no level specscope can name",
+    return None
+
+
+def _no_level(strategy: Mapping[str, Any]) -> str:
+    """Why a strategy :func:`_load` names no level has none, for the note that leaves its benchmark out."""
+    kind = strategy.get("type_")
+    if kind == "throughput":
+        return "throughput with no max_concurrency: as many requests in flight as the client sends, no level to name"
+    if kind == "trace":
+        return "a trace replay: each request at its trace's own instant, no single level"
+    return f"strategy {kind!r} names no level (its streams, cap or rate absent)"
+
+
+def _refusal(strategy: Mapping[str, Any], where: str) -> ConfigError:
+    """The refusal of a report none of whose benchmarks names a level (``where``: the first one)."""
+    return ConfigError(
+        f"{where}: a GuideLLM benchmark of strategy {strategy.get('type_')!r} has no level specscope can name",
         found=dict(strategy),
         expected="synchronous, concurrent (streams), throughput with max_concurrency, constant or poisson (rate)",
-        fix="import the report's other benchmarks from a report without this one (guidellm --profile concurrent ...)",
+        fix="import a report of benchmarks at a level (guidellm --profile concurrent ..., or constant at fixed rates)",
     )
 
 
@@ -194,6 +222,7 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
         _request_instants(bench, facts)
     strategy_at = f"{at}.args.strategy" if older else f"{at}.config.strategy"
     strategy = _obj(_obj(bench, "args" if older else "config"), "strategy")
+    load = _load(strategy, strategy_at)
     backend = _obj(_obj(_obj(doc, "config"), "spec"), "backend")  # the scenario's spec.backend (kind, target, model)
     model = (
         _obj(bench, "worker").get("backend_model") if older else backend.get("model") or _obj(doc, "args").get("model")
@@ -204,19 +233,42 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
     return Imported(
         TOOL,
         SHAPE,
-        _load(strategy, f"benchmark {i}", strategy_at),
+        load or Load(),
         facts,
         None,
         str(model) if model else None,
         warning_notes(unread),
+        left_out=None if load is not None else _no_level(strategy),
     )
 
 
+def _strategy(doc: Mapping[str, Any], i: int) -> Mapping[str, Any]:
+    bench = doc["benchmarks"][i - 1]
+    older = "config" not in bench and isinstance(bench.get("args"), Mapping)
+    return _obj(_obj(bench, "args" if older else "config"), "strategy")
+
+
 def parse_all(doc: Mapping[str, Any]) -> list[Imported]:
-    """One record per benchmark of the report, in its order.
+    """One record per benchmark of the report, in its order; a benchmark whose strategy names no level is left out,
+    named (:attr:`~specscope.importers.record.Imported.left_out`), when another names one.
 
     Raises:
-        ConfigError: a benchmark whose strategy names no level (see the module docstring).
+        ConfigError: no benchmark's strategy names a level (see the module docstring).
         BadFigure: a total or load that is not what its field means (NaN, a string, a fraction of a request...).
     """
-    return [_one(doc, b, i) for i, b in enumerate(doc["benchmarks"], 1)]
+    records = [_one(doc, b, i) for i, b in enumerate(doc["benchmarks"], 1)]
+    kept = [r for r in records if r.left_out is None]
+    if not kept:
+        raise _refusal(_strategy(doc, 1), "benchmark 1")
+    if {r.load.open_loop for r in kept} == {True, False}:  # a sweep: its rates are this report's own (module doc)
+        i = records.index(next(r for r in kept if r.load.open_loop))
+        records[i] = replace(records[i], notes=(*records[i].notes, SWEEP_NOTE))
+    return records
+
+
+#: the note on a report mixing closed and open loops (a sweep) that its rates are its own (module doc)
+SWEEP_NOTE = (
+    "its request rates are derived from this report's own measured rates (GuideLLM's sweep): another config's or "
+    "repeat's sweep shares none of them, and levels pair only at equal rates; to compare configs, run GuideLLM at "
+    "fixed rates (profile kind=constant with a list of rates) for each"
+)

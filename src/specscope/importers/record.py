@@ -153,7 +153,12 @@ class Load:
 class Imported:
     """One record: ``tool`` and ``shape`` (the shape's name), its ``load``, the ``facts`` to store, the workload
     name the file gives (``workload``, None when it names none), the model it names (``model``) and the draft tokens
-    per verify step its own metadata records (``k``, None when nothing in it does; ``k_source``: what recorded it)."""
+    per verify step its own metadata records (``k``, None when nothing in it does; ``k_source``: what recorded it).
+
+    ``left_out``: why the record is not stored as a cell (None: it is): a benchmark of no level beside others that
+    have one (:mod:`specscope.importers.guidellm_report`), or one of the loop kind not imported from a file that
+    holds both (:func:`specscope.importers.write.import_files`). It is named in a warning and in the manifest's
+    ``imports``, never dropped silently."""
 
     tool: str
     shape: str
@@ -164,6 +169,7 @@ class Imported:
     notes: tuple[str, ...] = field(default_factory=tuple)
     k: int | None = None
     k_source: str | None = None
+    left_out: str | None = None
 
 
 def num(doc: Mapping[str, Any], key: str) -> float | None:

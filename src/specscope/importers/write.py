@@ -19,6 +19,12 @@ shape, tool, cell, what the tool did not record) are brought up to date. A recor
 open-loop record at a rate the run has with another arrival process (vLLM's ``burstiness``) or in-flight cap
 (``max_concurrency``): another load, not a repeat. Every check runs before the first write: a refused import leaves
 the run as it was, and a run it would have created is not made.
+
+One file holding records of both loop kinds (GuideLLM's sweep: a synchronous and a throughput benchmark, then
+request rates; vLLM's ``--append-result`` at several rates, ``inf`` among them) imports those of one kind: the
+closed loops with ``closed_loop``, else the run's own kind, else the open loops; each other record is left out,
+named in a warning and in the manifest's ``imports`` (its ``left_out``, no cell), never dropped silently. Records
+of both kinds in separate files are still refused: the user named each file.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from __future__ import annotations
 import datetime as dt
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +46,7 @@ from specscope.store.manifest import ManifestError, validate_manifest
 from specscope.store.schema import cell_from_row, cell_row
 from specscope.values import check_name
 
-__all__ = ["ImportedCell", "baseline_gaps", "import_files"]
+__all__ = ["ImportedCell", "Imports", "LeftOut", "baseline_gaps", "import_files"]
 
 DEFAULT_WORKLOAD = "imported"
 
@@ -57,6 +63,62 @@ class ImportedCell:
     notes: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class LeftOut:
+    """A record of a file not stored as a cell, and why (:attr:`~specscope.importers.record.Imported.left_out`)."""
+
+    file: str
+    record: int
+    shape: str
+    load: str
+    why: str
+
+    def line(self) -> str:
+        return f"{self.file} record {self.record} ({self.shape}, {self.load}) left out: {self.why}"
+
+
+@dataclass(frozen=True)
+class Imports:
+    """What an import stored (``cells``) and the records it left out, each named (``left_out``)."""
+
+    cells: list[ImportedCell]
+    left_out: list[LeftOut]
+
+
+def _load_label(rec: Imported) -> str:
+    return rec.load.label() if rec.load.open_loop or rec.load.concurrency else "no level"
+
+
+def _one_loop_kind(
+    records: list[tuple[Path, Imported]], cells: list[CellResult], closed_loop: bool
+) -> list[tuple[Path, Imported]]:
+    """``records`` with those of a file holding both loop kinds that are not of the kind imported marked left out
+    (module docstring): the closed loops with ``closed_loop``, else the kind of the run's ``cells``, else the open
+    loops."""
+    run_open = None if not cells else any(c.client.open_loop is not None for c in cells)
+    want_open = False if closed_loop else (run_open if run_open is not None else True)
+    kinds: dict[Path, set[bool]] = {}
+    for path, rec in records:
+        if rec.left_out is None:
+            kinds.setdefault(path, set()).add(rec.load.open_loop)
+    out = []
+    for path, rec in records:
+        if rec.left_out is None and len(kinds[path]) == 2 and rec.load.open_loop != want_open:
+            if rec.load.open_loop:
+                why = (
+                    "an open loop in a file whose closed-loop records are imported: one run "
+                    "holds one loop kind (import the file without --closed-loop into another --out run for these)"
+                )
+            else:
+                why = (
+                    "a closed loop in a file whose request-rate records are imported: one run "
+                    "holds one loop kind (import the file with --closed-loop into another --out run for these)"
+                )
+            rec = replace(rec, left_out=why)
+        out.append((path, rec))
+    return out
+
+
 def _rates(cells: list[CellResult]) -> dict[float, int]:
     """The run's open-loop rates (req/s) -> their level index."""
     out: dict[float, int] = {}
@@ -70,9 +132,10 @@ def _rates(cells: list[CellResult]) -> dict[float, int]:
 def _level(rec: Imported, rates: dict[float, int], closed: bool | None, where: str) -> int:
     if closed is not None and closed == rec.load.open_loop:
         kinds = ("closed-loop (concurrency)", "open-loop (request rate)")
+        article = ("a", "an")[int(rec.load.open_loop)]
         raise ConfigError(
             f"{where} cannot join this run",
-            found=f"a {kinds[int(rec.load.open_loop)]} record ({rec.load.label()})",
+            found=f"{article} {kinds[int(rec.load.open_loop)]} record ({rec.load.label()})",
             expected=f"{kinds[int(not rec.load.open_loop)]} records like the run's other cells",
             fix="import it into another --out run",
         )
@@ -256,23 +319,33 @@ def _cells(planned: list[tuple[Path, Imported, CellKey, ClientFacts]]) -> list[C
     return out
 
 
-def _entry(path: Path, rec: Imported, key: CellKey) -> dict[str, Any]:
-    """The record's entry in the manifest's ``imports``."""
-    return {
+def _entry(path: Path, rec: Imported, key: CellKey | None) -> dict[str, Any]:
+    """The record's entry in the manifest's ``imports`` (``key`` None: left out, no cell, its ``left_out`` why)."""
+    entry: dict[str, Any] = {
         "file": str(path),
         "sha256": rec.facts["sha256"],
         "record": rec.facts["record"],
         "shape": rec.shape,
         "tool": rec.tool,
-        "cell": key.label(),
-        "load": rec.load.label(),
-        "not_recorded": list(rec.facts.get("not_recorded") or []),
+        "cell": None if key is None else key.label(),
+        "load": _load_label(rec),
+        "not_recorded": [] if rec.left_out is not None else list(rec.facts.get("not_recorded") or []),
     }
+    if rec.left_out is not None:
+        entry["left_out"] = rec.left_out
+    return entry
 
 
 def import_files(
-    files: Sequence[Path], config: str, out: Path, *, workload: str | None, baseline: str | None, command: list[str]
-) -> list[ImportedCell]:
+    files: Sequence[Path],
+    config: str,
+    out: Path,
+    *,
+    workload: str | None,
+    baseline: str | None,
+    command: list[str],
+    closed_loop: bool = False,
+) -> Imports:
     """Read and check every file, each cell and the manifest the run will have, then store one cell per record in
     ``out``: a refused import writes nothing (a run it joins is left as it was; a run it would create is not made).
 
@@ -282,6 +355,7 @@ def import_files(
         workload: the workload name (None: the file's own, else ``imported``).
         baseline: the run's baseline config (None: kept; a new run takes ``config``).
         command: the command line, for a new run's manifest.
+        closed_loop: from a file holding both loop kinds, import the closed loops (module docstring).
 
     Raises:
         ConfigError: a blank name, a file of no known shape or of a value out of range, a record already in the
@@ -292,7 +366,7 @@ def import_files(
     for option, name in (("--config", config), ("--workload", workload), ("--baseline", baseline)):
         if name is not None:
             check_name(name, option)
-    records = [(f, r) for f in files for r in read_records(f)]
+    read = [(f, r) for f in files for r in read_records(f)]
     existing = out.is_dir() and (out / DB_NAME).exists()
     run = open_run(out, writable=True) if existing else None
     new = _new_manifest(baseline or config, command)
@@ -307,9 +381,13 @@ def import_files(
                 expected="--out: a new folder, or a run made by specscope import",
                 fix=f"import into a new run folder, e.g. --out {out.name}-imported",
             )
+        read = _one_loop_kind(read, cells, closed_loop)
+        records = [(path, rec) for path, rec in read if rec.left_out is None]
+        left = [(path, rec) for path, rec in read if rec.left_out is not None]
         planned = _plan(cells, records, config, workload, out)  # every check before the first write
         results = _cells(planned)
-        imports = [_entry(path, rec, key) for path, rec, key, _ in planned]
+        keys_in_order = iter(key for _, _, key, _ in planned)
+        imports = [_entry(p, r, None if r.left_out is not None else next(keys_in_order)) for p, r in read]
         keys = {c.key for c in cells} | {r.key for r in results}
         _check_baseline(baseline, config, {k.config for k in keys}, out)
         fields = _manifest_fields(manifest, keys, imports, baseline)
@@ -329,16 +407,19 @@ def import_files(
     finally:
         if run is not None:
             run.close()
-    return [
-        ImportedCell(
-            key,
-            str(path),
-            rec.tool,
-            rec.load.label(),
-            tuple(f"record {rec.facts['record']} ({rec.shape}): {n}" for n in rec.notes),
-        )
-        for path, rec, key, _ in planned
-    ]
+    return Imports(
+        [
+            ImportedCell(
+                key,
+                str(path),
+                rec.tool,
+                rec.load.label(),
+                tuple(f"record {rec.facts['record']} ({rec.shape}): {n}" for n in rec.notes),
+            )
+            for path, rec, key, _ in planned
+        ],
+        [LeftOut(str(p), r.facts["record"], r.shape, _load_label(r), str(r.left_out)) for p, r in left],
+    )
 
 
 def _check_manifest(manifest: dict[str, Any], out: Path) -> None:

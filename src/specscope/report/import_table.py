@@ -1,5 +1,5 @@
 """The result files a run was imported from (``specscope import``; manifest ``imports``): per cell its file,
-SHA-256, record, tool, load, and what the tool did not record (:mod:`specscope.importers`)."""
+SHA-256, record, tool, load, and what the tool did not record; per record left out, why (:mod:`specscope.importers`)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,20 @@ def imports_table(manifest: RunManifest) -> Table | None:
     entries = list(manifest.imports or [])
     if not entries:
         return None
-    cols = [Column("cell"), Column("file"), Column("tool"), Column("load"), Column("not recorded by the tool")]
+    cols = [
+        Column("cell"),
+        Column("file"),
+        Column("tool"),
+        Column("load"),
+        Column("not recorded by the tool, or why left out"),
+    ]
     rows = [
         [
-            text_cell(str(e.cell)),
+            text_cell("left out" if e.cell is None else str(e.cell)),
             text_cell(f"{Path(str(e.file)).name}#{e.record} sha256:{str(e.sha256)[:12]}"),
             text_cell(str(e.tool)),
             text_cell(str(e.load)),
-            text_cell("; ".join(map(str, e.not_recorded)) or "—"),
+            text_cell(f"left out: {e.left_out}" if e.left_out else "; ".join(map(str, e.not_recorded)) or "—"),
         ]
         for e in entries
     ]

@@ -106,7 +106,9 @@ class CrashRecord(BaseModel):
 
 class ImportRecord(BaseModel):
     """One record imported from another tool's result file (manifest ``imports`` is a list of these;
-    :func:`specscope.importers.write.import_files` writes them): the report's imports table reads each field."""
+    :func:`specscope.importers.write.import_files` writes them): the report's imports table reads each field. A record
+    left out (a closed loop of a file whose request rates were imported...) has no ``cell`` and says why in
+    ``left_out``."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
@@ -118,6 +120,8 @@ class ImportRecord(BaseModel):
     cell: str | None = None
     load: str | None = None
     not_recorded: list[str] = Field(default_factory=list)
+    #: why the record is not a cell (None: it is one; ``cell`` is then None)
+    left_out: str | None = None
 
 
 class MachineFacts(BaseModel):
