@@ -128,3 +128,25 @@ def test_an_html_page_saved_as_the_file_is_refused_by_name() -> None:
     )
     assert err.value.found == "`<!DOCTYPE html>` on line 7"
     assert "the Raw link" in (err.value.fix or "")
+
+
+@pytest.mark.parametrize(
+    ("name", "orient"),
+    [("pandas_to_json_default.json", "columns"), ("pandas_to_json_index.json", "index"),
+     ("pandas_to_json_split.json", "split")],
+)  # fmt: skip
+def test_a_pandas_to_json_table_is_refused_by_name(name: str, orient: str) -> None:
+    """``DataFrame.to_json(path)`` (pandas' default orient ``columns``) was refused as "prompt {'0': ..., '1': ...} is
+    not a non-empty string"; ``orient="index"`` as "no messages/... field (keys: ['0', '1'])"; ``orient="split"`` as
+    "one JSON object of columns (2 values each: columns, data, index)" with a ``Dataset.from_dict`` fix that makes rows
+    of those three keys. The datasets JSON builder reads each as one row (SOURCES.md): refused by name, with the
+    pandas call that writes JSON Lines."""
+    path = HERE / name
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("p", path)
+    assert err.value.one_line() == (
+        f"{path}:1: one JSON object that is a pandas table (DataFrame.to_json, orient '{orient}': 2 rows of prompt, "
+        "output_tokens_count); expected: JSON Lines (one record per line) or one JSON array of records; fix: the "
+        "datasets JSON builder (which GuideLLM reads a .json file with) reads it as one row; write one record per "
+        f"line: pandas.read_json(FILE, orient='{orient}').to_json(OUT.jsonl, orient='records', lines=True)"
+    )
