@@ -150,3 +150,15 @@ def test_a_pandas_to_json_table_is_refused_by_name(name: str, orient: str) -> No
         "datasets JSON builder (which GuideLLM reads a .json file with) reads it as one row; write one record per "
         f"line: pandas.read_json(FILE, orient='{orient}').to_json(OUT.jsonl, orient='records', lines=True)"
     )
+
+
+def test_conversation_turns_without_the_text_key_name_the_keys_found() -> None:
+    """Capybara's ``conversation`` of ``{input, output}`` pairs was refused as "turn 0 value is None", naming a field
+    the row does not have; the refusal names the keys the turn has and the two turn shapes read."""
+    path = HERE / "capybara.jsonl"
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("c", path)
+    assert str(err.value).startswith(
+        f"{path}:1: turn 0 has no 'value' (keys: input, output); expected: turns of {{'from': role, 'value': text}} "
+        "or {'role': role, 'content': text}"
+    )

@@ -673,6 +673,14 @@ def _chat(
             raise _bad(where, f"turn {i} has role {turn.get(role_key)!r:.40}", f"roles {', '.join(sorted(roles))}")
         value = _text_of(turn, text_key, sharegpt=field == "conversations")
         text = _content(where, i, value)
+        if text is None and value is None and text_key not in turn and turn.get("content") is None:
+            # no text under the keys read (Capybara's `conversation` of {input, output} pairs was told "value is None")
+            raise _bad(
+                where,
+                f"turn {i} has no {text_key!r} (keys: {', '.join(map(str, turn))!s:.80})",
+                f"turns of {{{role_key!r}: role, {text_key!r}: text}}"
+                + (" or {'role': role, 'content': text}" if field == "conversations" else ""),
+            )
         if text is None:
             raise _bad(where, f"turn {i} {text_key} is {value!r:.40}", "a string or a list of text parts")
         if role == "assistant" and field == "conversations" and not any(m["role"] == "user" for m in out):
