@@ -162,3 +162,21 @@ def test_conversation_turns_without_the_text_key_name_the_keys_found() -> None:
         f"{path}:1: turn 0 has no 'value' (keys: input, output); expected: turns of {{'from': role, 'value': text}} "
         "or {'role': role, 'content': text}"
     )
+
+
+def test_an_alpaca_rows_history_is_sent_before_its_instruction() -> None:
+    """LLaMA-Factory's alpaca ``history`` (earlier rounds, each a [question, answer] pair put before the instruction by
+    its converter) was dropped with no word: the row was sent as "And in French?" alone. The rounds are now the
+    messages before the instruction, named as recorded history; an empty ``history`` changes nothing."""
+    first, second = load_prompt_file("a", HERE / "llamafactory_alpaca_history.jsonl")
+    assert first.messages == [
+        {"role": "system", "content": "You are a translator."},
+        {"role": "user", "content": "Say hello in German."},
+        {"role": "assistant", "content": "Hallo"},
+        {"role": "user", "content": "In Spanish?"},
+        {"role": "assistant", "content": "Hola"},
+        {"role": "user", "content": "And in French?"},
+    ]
+    assert first.meta["recorded_history_fields"] == ("history",)
+    assert second.messages == [{"role": "user", "content": "Name a prime."}]
+    assert "recorded_history_fields" not in second.meta
