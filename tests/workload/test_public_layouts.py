@@ -180,3 +180,12 @@ def test_an_alpaca_rows_history_is_sent_before_its_instruction() -> None:
     assert first.meta["recorded_history_fields"] == ("history",)
     assert second.messages == [{"role": "user", "content": "Name a prime."}]
     assert "recorded_history_fields" not in second.meta
+
+
+def test_a_recorded_tool_call_turn_is_named_as_one() -> None:
+    """An assistant turn of ``tool_calls`` with no ``content`` (a fine-tuning row with a tool call) was refused as
+    "turn 1 content is None"; it is named as the tool call it is (tool turns are refused: specscope sends text)."""
+    path = HERE / "openai_finetune_tool_calls.jsonl"
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("t", path)
+    assert str(err.value).startswith(f"{path}:1: turn 1 is an assistant tool call (tool_calls) with no text ([{{'id'")

@@ -690,6 +690,13 @@ def _chat(
             raise _bad(where, f"turn {i} has role {turn.get(role_key)!r:.40}", f"roles {', '.join(sorted(roles))}")
         value = _text_of(turn, text_key, sharegpt=field == "conversations")
         text = _content(where, i, value)
+        if value is None and (calls := turn.get("tool_calls") or turn.get("function_call")):
+            said = "tool_calls" if turn.get("tool_calls") else "function_call"
+            raise _bad(  # was "turn 1 content is None": an OpenAI fine-tuning row's assistant tool call
+                where,
+                f"turn {i} is {article(role)} tool call ({said}) with no text ({calls!r:.60})",
+                "text turns only: a recorded tool call or tool result is not sent (specscope sends text)",
+            )
         if text is None and value is None and text_key not in turn and turn.get("content") is None:
             # no text under the keys read (Capybara's `conversation` of {input, output} pairs was told "value is None")
             raise _bad(
