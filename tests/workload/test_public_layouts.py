@@ -42,6 +42,8 @@ def test_arena_hard_turns_of_content_are_a_conversation() -> None:
         ("lima.jsonl", "a `conversations` list of plain strings (LIMA", "`messages`"),
         ("oasst1_messages.jsonl", "an OpenAssistant message row (`message_id`, `parent_id`", "`messages`"),
         ("openai_batch.jsonl", "an OpenAI Batch API request line (`custom_id`, `method`, `url`, `body`", "`body`"),
+        # was "no messages/conversations/... field (keys: ['custom_id', 'params'])"
+        ("message_batches.jsonl", "a Message Batches request line (`custom_id`, `params`", "jq -c '.params'"),
         (
             "fastchat_model_answer.jsonl",
             "a FastChat model answer row (`question_id`, `answer_id`, `model_id`, `choices`",
