@@ -191,3 +191,22 @@ def test_a_recorded_tool_call_turn_is_named_as_one() -> None:
     with pytest.raises(ConfigError) as err:
         load_prompt_file("t", path)
     assert str(err.value).startswith(f"{path}:1: turn 1 is an assistant tool call (tool_calls) with no text ([{{'id'")
+
+
+def test_token_count_sessions_without_timestamps_are_not_sent_between_trace_and_workload() -> None:
+    """AIPerf MooncakeTrace sessions timed by ``delay`` (no ``timestamp``): ``--workload`` refused them with "pass the
+    file with --trace FILE", and ``--trace`` with "send the prompts as a workload: --workload NAME=FILE", each
+    sending the user to the other. Rows of token counts only replay on a clock: both now say to add timestamps."""
+    from specscope.workload.trace import load_trace
+
+    path = HERE / "aiperf_mooncake_sessions_delay.jsonl"
+    with pytest.raises(ConfigError) as trace_err:
+        load_trace(path)
+    assert "--workload" not in (trace_err.value.fix or "")
+    assert trace_err.value.fix == (
+        "add timestamp (ms from the trace's start) to each row (a session's `delay`, ms after the previous turn in "
+        "AIPerf's MooncakeTrace, is not an arrival)"
+    )
+    with pytest.raises(ConfigError) as workload_err:
+        load_prompt_file("m", path)
+    assert "each row needs its timestamp (ms)" in (workload_err.value.fix or "")
