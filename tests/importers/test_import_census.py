@@ -151,19 +151,25 @@ def test_a_guidellm_0_4_report_names_its_model_from_its_args(tmp_path, capsys, m
 def test_a_peer_tools_other_files_are_refused_naming_the_file_to_pass(tmp_path, capsys, monkeypatch):
     """AIPerf writes beside profile_export_aiperf.json its per-request records (profile_export.jsonl: one
     {metadata, metrics, error} object per request, aiperf/post_processors/record_export_results_processor.py @ v0.1.1)
-    and a CSV summary; GuideLLM writes its report as YAML for --output-path *.yaml. Each was refused naming only
-    what it held ('record 1: error, metadata, metrics', 'line 1 is not JSON'), not the file to pass."""
+    and a CSV summary; GuideLLM writes its report as YAML for --output-path *.yaml and as CSV for *.csv (the CSV was
+    refused as 'line 1 is not JSON' after the YAML was named). Each was refused naming only what it held ('record 1:
+    error, metadata, metrics', 'line 1 is not JSON'), not the file to pass."""
     cases = {
         "profile_export.jsonl": '{"metadata": {"x_request_id": "a", "session_num": 0}, "metrics": {"time_to_first_'
         'token": {"value": 12.0, "unit": "ms"}}, "error": null}\n',
         "profile_export_aiperf.csv": "Metric,avg,min,max,p99,p90,p50,std\nTime to First Token (ms),18.2,11.2,106.3,"
         "68.8,27.7,16.6,12.0\n",
         "benchmarks.yaml": "metadata:\n  version: 2\nbenchmarks:\n- type_: generative_benchmark\n",
+        # GuideLLM's --output-path *.csv: three header rows (group, field, unit), then a row per benchmark
+        # (vllm-project/guidellm src/guidellm/benchmark/outputs/csv.py @53af291c GenerativeBenchmarkerCSV)
+        "benchmarks.csv": "Run Info,Run Info,Benchmark,Benchmark,Timings,Request Counts\nRun ID,Run Index,Type,"
+        "Strategy,Duration,Successful\n,,,,Sec,\nr1,0,generative_benchmark,synchronous,30.0,42\n",
     }
     wanted = {
         "profile_export.jsonl": "profile_export_aiperf.json",
         "profile_export_aiperf.csv": "profile_export_aiperf.json",
         "benchmarks.yaml": "--output-path FILE.json",
+        "benchmarks.csv": "GuideLLM's CSV report",
     }
     for name, text in cases.items():
         path = tmp_path / name

@@ -42,6 +42,8 @@ def test_arena_hard_turns_of_content_are_a_conversation() -> None:
         ("lima.jsonl", "a `conversations` list of plain strings (LIMA", "`messages`"),
         ("oasst1_messages.jsonl", "an OpenAssistant message row (`message_id`, `parent_id`", "`messages`"),
         ("openai_batch.jsonl", "an OpenAI Batch API request line (`custom_id`, `method`, `url`, `body`", "`body`"),
+        # was "no messages/conversations/... field (keys: ['custom_id', 'params'])"
+        ("message_batches.jsonl", "a Message Batches request line (`custom_id`, `params`", "jq -c '.params'"),
         (
             "fastchat_model_answer.jsonl",
             "a FastChat model answer row (`question_id`, `answer_id`, `model_id`, `choices`",
@@ -128,3 +130,83 @@ def test_an_html_page_saved_as_the_file_is_refused_by_name() -> None:
     )
     assert err.value.found == "`<!DOCTYPE html>` on line 7"
     assert "the Raw link" in (err.value.fix or "")
+
+
+@pytest.mark.parametrize(
+    ("name", "orient"),
+    [("pandas_to_json_default.json", "columns"), ("pandas_to_json_index.json", "index"),
+     ("pandas_to_json_split.json", "split")],
+)  # fmt: skip
+def test_a_pandas_to_json_table_is_refused_by_name(name: str, orient: str) -> None:
+    """``DataFrame.to_json(path)`` (pandas' default orient ``columns``) was refused as "prompt {'0': ..., '1': ...} is
+    not a non-empty string"; ``orient="index"`` as "no messages/... field (keys: ['0', '1'])"; ``orient="split"`` as
+    "one JSON object of columns (2 values each: columns, data, index)" with a ``Dataset.from_dict`` fix that makes rows
+    of those three keys. The datasets JSON builder reads each as one row (SOURCES.md): refused by name, with the
+    pandas call that writes JSON Lines."""
+    path = HERE / name
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("p", path)
+    assert err.value.one_line() == (
+        f"{path}:1: one JSON object that is a pandas table (DataFrame.to_json, orient '{orient}': 2 rows of prompt, "
+        "output_tokens_count); expected: JSON Lines (one record per line) or one JSON array of records; fix: the "
+        "datasets JSON builder (which GuideLLM reads a .json file with) reads it as one row; write one record per "
+        f"line: pandas.read_json(FILE, orient='{orient}').to_json(OUT.jsonl, orient='records', lines=True)"
+    )
+
+
+def test_conversation_turns_without_the_text_key_name_the_keys_found() -> None:
+    """Capybara's ``conversation`` of ``{input, output}`` pairs was refused as "turn 0 value is None", naming a field
+    the row does not have; the refusal names the keys the turn has and the two turn shapes read."""
+    path = HERE / "capybara.jsonl"
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("c", path)
+    assert str(err.value).startswith(
+        f"{path}:1: turn 0 has no 'value' (keys: input, output); expected: turns of {{'from': role, 'value': text}} "
+        "or {'role': role, 'content': text}"
+    )
+
+
+def test_an_alpaca_rows_history_is_sent_before_its_instruction() -> None:
+    """LLaMA-Factory's alpaca ``history`` (earlier rounds, each a [question, answer] pair put before the instruction by
+    its converter) was dropped with no word: the row was sent as "And in French?" alone. The rounds are now the
+    messages before the instruction, named as recorded history; an empty ``history`` changes nothing."""
+    first, second = load_prompt_file("a", HERE / "llamafactory_alpaca_history.jsonl")
+    assert first.messages == [
+        {"role": "system", "content": "You are a translator."},
+        {"role": "user", "content": "Say hello in German."},
+        {"role": "assistant", "content": "Hallo"},
+        {"role": "user", "content": "In Spanish?"},
+        {"role": "assistant", "content": "Hola"},
+        {"role": "user", "content": "And in French?"},
+    ]
+    assert first.meta["recorded_history_fields"] == ("history",)
+    assert second.messages == [{"role": "user", "content": "Name a prime."}]
+    assert "recorded_history_fields" not in second.meta
+
+
+def test_a_recorded_tool_call_turn_is_named_as_one() -> None:
+    """An assistant turn of ``tool_calls`` with no ``content`` (a fine-tuning row with a tool call) was refused as
+    "turn 1 content is None"; it is named as the tool call it is (tool turns are refused: specscope sends text)."""
+    path = HERE / "openai_finetune_tool_calls.jsonl"
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("t", path)
+    assert str(err.value).startswith(f"{path}:1: turn 1 is an assistant tool call (tool_calls) with no text ([{{'id'")
+
+
+def test_token_count_sessions_without_timestamps_are_not_sent_between_trace_and_workload() -> None:
+    """AIPerf MooncakeTrace sessions timed by ``delay`` (no ``timestamp``): ``--workload`` refused them with "pass the
+    file with --trace FILE", and ``--trace`` with "send the prompts as a workload: --workload NAME=FILE", each
+    sending the user to the other. Rows of token counts only replay on a clock: both now say to add timestamps."""
+    from specscope.workload.trace import load_trace
+
+    path = HERE / "aiperf_mooncake_sessions_delay.jsonl"
+    with pytest.raises(ConfigError) as trace_err:
+        load_trace(path)
+    assert "--workload" not in (trace_err.value.fix or "")
+    assert trace_err.value.fix == (
+        "add timestamp (ms from the trace's start) to each row (a session's `delay`, ms after the previous turn in "
+        "AIPerf's MooncakeTrace, is not an arrival)"
+    )
+    with pytest.raises(ConfigError) as workload_err:
+        load_prompt_file("m", path)
+    assert "each row needs its timestamp (ms)" in (workload_err.value.fix or "")

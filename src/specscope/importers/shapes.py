@@ -128,7 +128,8 @@ def _sibling(doc: Any) -> str:
 
 def _not_json(text: str) -> str:
     """``"; this looks like ..."`` naming the file to pass for a peer tool's text that is not JSON (AIPerf's CSV
-    summary, GuideLLM's YAML report), else ""."""
+    summary, GuideLLM's YAML report and its CSV report, whose three header rows open with the group ``Run Info``),
+    else ""."""
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     if first.startswith("Metric,"):
         return (
@@ -137,6 +138,8 @@ def _not_json(text: str) -> str:
         )
     if "type_: generative_benchmark" in text:
         return "; this looks like GuideLLM's YAML report: save the report as JSON (guidellm --output-path FILE.json)"
+    if first.startswith("Run Info,"):  # vllm-project/guidellm src/guidellm/benchmark/outputs/csv.py @53af291c
+        return "; this looks like GuideLLM's CSV report: save the report as JSON (guidellm --output-path FILE.json)"
     return ""
 
 

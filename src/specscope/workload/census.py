@@ -350,6 +350,14 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "rows are read), e.g. jq -c '.body' FILE > OUT.jsonl",
     ),
     (
+        ("custom_id", "params"),
+        "a Message Batches request line (`custom_id`, `params`: one request of a batch, the Messages API's own body "
+        "under `params`, as Anthropic's POST /v1/messages/batches `requests` items are documented; no benchmark "
+        "client's file reader takes it)",
+        "write each line's `params` as a row (its `messages` and `max_tokens`; a `system` string there becomes a "
+        "system message), e.g. jq -c '.params' FILE > OUT.jsonl",
+    ),
+    (
         ("question_id", "answer_id", "model_id", "choices"),
         "a FastChat model answer row (`question_id`, `answer_id`, `model_id`, `choices` of answer `turns`: a model's "
         "answers as lm-sys/FastChat fastchat/llm_judge/gen_model_answer.py writes them, and Spec-Bench, Medusa and "

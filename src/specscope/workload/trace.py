@@ -204,6 +204,8 @@ _EXPECTED = (
     "output_length[, hash_ids]), azure CSV (TIMESTAMP, ContextTokens, GeneratedTokens) or BurstGPT CSV (Timestamp, "
     "Request tokens, Response tokens)"
 )
+#: the columns a JSON Lines trace row's arrival is read from (specscope, mooncake)
+_ARRIVAL_KEYS = ("timestamp", "arrival_s")
 #: One refused row: ``{"row": "line N", "kind", "reason"}``.
 Refused = dict[str, str]
 
@@ -222,6 +224,15 @@ def _format_of(path: Path, first: dict[str, Any] | list[str]) -> str:
     if "arrival_s" in keys and "output_tokens" in keys and keys & {"input_tokens", "text"}:
         return "specscope"
     found = f"columns {', '.join(sorted(keys)) or '(none)'}"
+    if keys & {"input_length", "input_tokens"} and not keys & {"text_input", "text", "prompt", *_ARRIVAL_KEYS}:
+        # token counts alone: --workload refuses them (no text) and sends them here, so never send the user back there
+        delay = " (a session's `delay`, ms after the previous turn in AIPerf's MooncakeTrace, is not an arrival)"
+        raise ConfigError(
+            f"{path} has no arrival time: its rows are token counts, replayed only on a trace's clock",
+            found=found,
+            expected=f"an arrival column, as in {_EXPECTED}",
+            fix="add timestamp (ms from the trace's start) to each row" + (delay if "delay" in keys else ""),
+        )
     if keys & {"text_input", "input_length", "text", "input_tokens", "prompt"} and not keys & {
         "timestamp",
         "arrival_s",

@@ -379,6 +379,8 @@ def _conversation_rows(record: Callable[..., Prompt | None], shape: Shape) -> Ca
             and "assistant" in roles[roles.index("user") :]
         ):
             prompt.meta["recorded_history_fields"] = ("messages",)
+        elif isinstance(rec, dict) and "instruction" in rec and "assistant" in roles:
+            prompt.meta["recorded_history_fields"] = ("history",)  # an Alpaca row's earlier rounds (_alpaca_history)
         share = next((k for k in SHAREGPT_FIELDS if isinstance(rec, dict) and isinstance(rec.get(k), list)), None)
         if share is not None and "messages" not in rec and roles.count("user") >= 2:
             prompt.meta["sharegpt_turns_fields"] = (share,)  # its readers send other turns (SHAREGPT_TURNS_NOTE)
@@ -536,7 +538,8 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, Any]],
         if extra is not None and not isinstance(extra, str):
             raise _bad(where, f"{key} {extra!r:.60} is not a string", f"the {key}: a string (may be empty)")
         return [
-            {"role": "user", "content": f"{instruction}\n\n{extra}" if extra and extra.strip() else instruction}
+            *_alpaca_history(where, record.get("history")),
+            {"role": "user", "content": f"{instruction}\n\n{extra}" if extra and extra.strip() else instruction},
         ], ()
     if "problem" in record:  # AIPerf's hub datasets of a `problem` column (census_hub)
         raise bad_row(where, PROBLEM_REFUSAL[0], "a prompt or messages per row", PROBLEM_REFUSAL[1])
@@ -546,6 +549,20 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, Any]],
         f"(keys: {sorted(record)!s:.200})",
         "one of those fields",
     )
+
+
+def _alpaca_history(where: str, raw: object) -> list[dict[str, str]]:
+    """An Alpaca row's ``history`` (LLaMA-Factory's alpaca layout: ``[[question, answer], ...]``, the earlier rounds;
+    hiyouga/LLaMA-Factory ``src/llamafactory/data/converter.py`` @908cd68e ``AlpacaDatasetConverter`` puts each pair
+    before the instruction as a user and an assistant message) as those messages; none without one. It was dropped
+    with no word, the instruction sent alone ("And in French?")."""
+    if raw is None or raw == []:
+        return []
+    if not isinstance(raw, list) or not all(
+        isinstance(pair, list) and len(pair) == 2 and all(isinstance(t, str) for t in pair) for pair in raw
+    ):
+        raise _bad(where, f"history {raw!r:.60} is not a list of [question, answer] pairs", "[[question, answer], ...]")
+    return [m for q, a in raw for m in ({"role": "user", "content": q}, {"role": "assistant", "content": a})]
 
 
 def _recorded_answer(where: str, record: dict[str, Any]) -> str | None:
@@ -673,6 +690,21 @@ def _chat(
             raise _bad(where, f"turn {i} has role {turn.get(role_key)!r:.40}", f"roles {', '.join(sorted(roles))}")
         value = _text_of(turn, text_key, sharegpt=field == "conversations")
         text = _content(where, i, value)
+        if value is None and (calls := turn.get("tool_calls") or turn.get("function_call")):
+            said = "tool_calls" if turn.get("tool_calls") else "function_call"
+            raise _bad(  # was "turn 1 content is None": an OpenAI fine-tuning row's assistant tool call
+                where,
+                f"turn {i} is {article(role)} tool call ({said}) with no text ({calls!r:.60})",
+                "text turns only: a recorded tool call or tool result is not sent (specscope sends text)",
+            )
+        if text is None and value is None and text_key not in turn and turn.get("content") is None:
+            # no text under the keys read (Capybara's `conversation` of {input, output} pairs was told "value is None")
+            raise _bad(
+                where,
+                f"turn {i} has no {text_key!r} (keys: {', '.join(map(str, turn))!s:.80})",
+                f"turns of {{{role_key!r}: role, {text_key!r}: text}}"
+                + (" or {'role': role, 'content': text}" if field == "conversations" else ""),
+            )
         if text is None:
             raise _bad(where, f"turn {i} {text_key} is {value!r:.40}", "a string or a list of text parts")
         if role == "assistant" and field == "conversations" and not any(m["role"] == "user" for m in out):

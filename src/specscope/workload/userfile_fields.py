@@ -369,7 +369,9 @@ def check_row_kind(where: str, record: dict[str, Any]) -> None:
     if trace and not texts:
         raise bad_row(where, f"a trace row ({', '.join(trace)}: token counts, no text; {source})",
                       "a prompt or messages per row",
-                      "pass the file with --trace FILE (it replays token counts on the trace's clock)")  # fmt: skip
+                      "pass the file with --trace FILE (it replays token counts on the trace's clock"
+                      + ("" if {"timestamp", "arrival_s"} & record.keys() else "; each row needs its timestamp (ms)")
+                      + ")")  # fmt: skip
 
 
 def longbench_v2_prompt(where: str, record: dict[str, Any]) -> str | None:

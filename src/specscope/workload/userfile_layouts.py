@@ -123,7 +123,8 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
     UserLayout(
         "a CNN/DailyMail row (`article`, `highlights`); a raw ShareGPT export row (`id`, `items`); an "
         "OpenAssistant message row (`message_id`, `parent_id`); an OpenAI Batch API request line (`custom_id`, "
-        "`method`, `url`, `body`: a batch runner's input); a FastChat model answer row (`question_id`, "
+        "`method`, `url`, `body`: a batch runner's input); a Message Batches request line (`custom_id`, `params`: "
+        "the Messages API body); a FastChat model answer row (`question_id`, "
         "`answer_id`, `model_id`, `choices`: a model's answers, as Spec-Bench, Medusa and EAGLE write them under "
         "`model_answer/`; the fix is the questions' `question.jsonl`); a LIMA row (`conversations` of plain "
         'strings); the multi-turn benchmark\'s synthetic conversation config (`"filetype": '
@@ -140,13 +141,17 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "row per position; the fix names the JSON Lines form (`Dataset.from_dict(...).to_json(OUT.jsonl)`); a "
         "JSON object over several lines that is not columns is refused by name too (JSON Lines holds one object "
         'per line); records wrapped in one object (`{"data": [records]}`, with a `version` or not) are named as '
-        "such, the fix `jq -c '.data[]' FILE > OUT.jsonl`",
+        "such, the fix `jq -c '.data[]' FILE > OUT.jsonl`; so is a pandas `DataFrame.to_json` table (its default "
+        "orient `columns`, `index`, `split`), which the same builder reads as one row, with the "
+        '`pandas.read_json(...).to_json(..., orient="records", lines=True)` call to write JSON Lines',
         (_REFUSED + "[columns]",),
     ),
     UserLayout(
         "`instruction` (+ `input`)",
         "Alpaca (`tatsu-lab/stanford_alpaca` `alpaca_data.json`: one JSON array)",
-        "the instruction, a blank line and the input when not empty; `output` never sent",
+        "the instruction, a blank line and the input when not empty; `output` never sent; LLaMA-Factory's "
+        "`history` (`[[question, answer], ...]`) as the user and assistant messages before it, as its "
+        "`AlpacaDatasetConverter` puts them (named as recorded history)",
         (_SENT + "[instruction]",),
     ),
     UserLayout(

@@ -274,6 +274,25 @@ COLUMNS_FIX = (
 )
 
 
+def _pandas_orient(doc: object) -> str | None:
+    """The ``orient`` of a ``pandas.DataFrame.to_json`` table that is one object, else None: ``"split"``
+    (``{"columns": [...], "index": [...], "data": [[...]]}``), ``"columns"`` (pandas' default: ``{column: {index:
+    value}}``) or ``"index"`` (``{index: {column: value}}``): every value an object, all of one non-empty key set, the
+    index labels pandas' default ``RangeIndex`` ("0", "1", ...; pandas 3.1.1 ``DataFrame.to_json``). A one-line JSON
+    Lines row such as ``{"request": {...}}`` is not one: its inner keys are not index labels."""
+    if not isinstance(doc, dict) or not doc:
+        return None
+    if {"columns", "data"} <= doc.keys() <= {"columns", "index", "data"} and isinstance(doc["data"], list):
+        if isinstance(doc["columns"], list) and all(isinstance(row, list) for row in doc["data"]):
+            return "split"
+    inner = list(doc.values())
+    if not all(isinstance(v, dict) and v for v in inner) or len({frozenset(v) for v in inner}) != 1:
+        return None
+    if all(str(k).isdigit() for k in inner[0]):  # a RangeIndex's labels "0", "1", ... under each column
+        return "columns"
+    return "index" if all(str(k).isdigit() for k in doc) else None
+
+
 def refuse_object_file(path: Path, text: str) -> None:
     """Refuse a file that is ONE JSON object written as a table of columns (``{"prompt": [...],
     "output_tokens_count": [...]}``, as ``json.dump(Dataset.to_dict())`` writes it) or over several lines, by name;
@@ -292,6 +311,23 @@ def refuse_object_file(path: Path, text: str) -> None:
         doc = loads(body)
     except (json.JSONDecodeError, RecursionError):
         return  # JSON Lines (or broken): the line reader names the line
+    if (orient := _pandas_orient(doc)) is not None:
+        # a DataFrame written with pandas' to_json: the datasets JSON builder reads it as one row of objects (or of
+        # lists), so GuideLLM sends no row per record; its "split" keys were named as columns, its default as a prompt
+        assert isinstance(doc, dict)
+        first = next(iter(doc.values()))
+        if orient == "split":
+            columns, count = list(doc["columns"]), len(doc["data"])
+        else:
+            columns, count = (list(doc), len(first)) if orient == "columns" else (list(first), len(doc))
+        raise bad_row(
+            f"{path}:1",
+            f"one JSON object that is a pandas table (DataFrame.to_json, orient '{orient}': {count} rows of "
+            f"{', '.join(map(str, columns))!s:.120})",
+            COLUMNS_EXPECTED,
+            f"the datasets JSON builder (which GuideLLM reads a .json file with) reads it as one row; write one record "
+            f"per line: pandas.read_json(FILE, orient='{orient}').to_json(OUT.jsonl, orient='records', lines=True)",
+        )
     if _is_columns(doc):
         _refuse_wrapped(f"{path}:1", doc)  # {"data": [records]} is a list of records, not a column
         assert isinstance(doc, dict)
