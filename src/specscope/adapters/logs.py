@@ -39,6 +39,7 @@ __all__ = [
     "count",
     "fixed",
     "fixed_or_nan",
+    "fixed_signed",
     "forms_tried",
     "line_facts",
     "line_unreadable",
@@ -116,6 +117,12 @@ def fixed(text: str) -> float:
 def fixed_or_nan(text: str) -> float:
     """:func:`fixed`, or ``nan`` as Python and C print 0 / 0 (a rate of nothing; its reader decides what it means)."""
     return math.nan if text == "nan" else fixed(text)
+
+
+def fixed_signed(text: str) -> float:
+    """:func:`fixed` with a leading minus allowed: a figure the engine prints with ``%.2f`` that can be below zero
+    (vLLM's ``Available KV cache memory: -0.30 GiB`` when the weights left none)."""
+    return -fixed(text[1:]) if text.startswith("-") else fixed(text)
 
 
 def line_unreadable(line_number: int, exc: ValueError) -> str:

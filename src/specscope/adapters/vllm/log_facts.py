@@ -66,7 +66,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from specscope.adapters.logs import LineFact, StatsSample, line_facts
+from specscope.adapters.logs import LineFact, StatsSample, count, fixed, fixed_signed, line_facts, line_unreadable
 from specscope.adapters.vllm.logs import (
     RE_ENGINE_START,
     RE_SPEC_REPR,
@@ -150,29 +150,26 @@ def parse_log_stats(lines: list[str]) -> dict[str, Any]:
 
 _NUM = r"[\d,]+"
 
-
-def _int(text: str) -> int:
-    return int(text.replace(",", ""))
-
-
-# LogFacts fields read from any line; the last line that says it wins
+# LogFacts fields read from any line; the last line that says it wins. Each figure is captured whole and read as vLLM
+# prints it (%.2f / %.4f / %.6f; {:,} counts; a memory figure can be negative), so "1e3 GiB" is named unreadable
+# (LOG_LINE_UNREADABLE), never dropped unnamed nor read as a prefix
 _LAST: tuple[LineFact, ...] = (
     (
-        re.compile(r"Model loading took (-?[\d.]+) GiB(?: memory)? and ([\d.]+) seconds"),
-        (("weights_loaded_gib", float), ("model_loading_s", float)),
+        re.compile(r"Model loading took (\S+) GiB(?: memory)? and (\S+) seconds"),
+        (("weights_loaded_gib", fixed_signed), ("model_loading_s", fixed)),
     ),
-    (re.compile(r"Loading model weights took (-?[\d.]+) GB\b"), (("weights_loaded_gib", float),)),
+    (re.compile(r"Loading model weights took (\S+) GB\b"), (("weights_loaded_gib", fixed_signed),)),
     (
-        re.compile(r"Available KV cache memory: (-?[\d.]+) GiB|Auto set \((-?[\d.]+)/[\d.]+\) GiB for KV cache"),
-        (("available_kv_cache_memory_gib", float),),
-    ),
-    (
-        re.compile(r"(\b[A-Z]+(?: \+ host)?) KV cache size: (" + _NUM + r") tokens"),
-        (("kv_cache_device", str), ("kv_cache_size_tokens", _int)),
+        re.compile(r"Available KV cache memory: (\S+) GiB|Auto set \(([^\s/]+)/[^\s)]+\) GiB for KV cache"),
+        (("available_kv_cache_memory_gib", fixed_signed),),
     ),
     (
-        re.compile(r"Maximum concurrency for (" + _NUM + r") tokens per request: ([\d.]+)x"),
-        (("max_concurrency_at_len_tokens", _int), ("max_concurrency_requests", float)),
+        re.compile(r"(\b[A-Z]+(?: \+ host)?) KV cache size: (\S+) tokens"),
+        (("kv_cache_device", str), ("kv_cache_size_tokens", count)),
+    ),
+    (
+        re.compile(r"Maximum concurrency for (\S+) tokens per request: (\S+?)x(?=[\s,.]|$)"),
+        (("max_concurrency_at_len_tokens", count), ("max_concurrency_requests", fixed)),
     ),
     (re.compile(r"estimated maximum model length is (\d+)"), (("estimated_max_model_len_tokens", int),)),
     (
@@ -184,12 +181,12 @@ _LAST: tuple[LineFact, ...] = (
     ),
     (
         re.compile(r"maximum number of tokens that can be stored in KV cache \((" + _NUM + r")\)"),
-        (("kv_cache_size_tokens", _int),),
+        (("kv_cache_size_tokens", count),),
     ),
 )
+_WEIGHTS: tuple[LineFact, ...] = ((re.compile(r"Loading weights took (\S+) seconds"), (("weights_load_s", fixed),)),)
 _RE_ARCH = re.compile(r"Resolved architecture: (\w+)")
 _RE_MAX_LEN = re.compile(r"Using max model len (\d+)")
-_RE_WEIGHTS = re.compile(r"Loading weights took ([\d.]+) seconds")
 _RE_SPEC_NONE = re.compile(r"speculative_config=None")
 _RE_V0_MAX_SEQ = re.compile(r"\bmax_seq_len=(\d+)")
 _RE_DP_RANK = re.compile(r"EngineCore_DP(\d+)")
@@ -227,7 +224,8 @@ class VllmLogFacts(BaseModel):
     False when a line says the engine runs without speculation, None when the log does not say (a log cut after the
     start, a build that does not print it: never False for silence).
     ``stats``, ``block_size_tokens``, ``mamba_cache_mode``, ``hybrid_kv``, ``gpu_blocks``: see
-    :func:`parse_log_stats`.
+    :func:`parse_log_stats`. ``unreadable_lines``: ``LOG_LINE_UNREADABLE`` per start-up line whose figure is not
+    printed vLLM's way (an exponent, ``1.2.3``): that line gives no fact.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -264,6 +262,7 @@ class VllmLogFacts(BaseModel):
     hybrid_kv: bool | None = None
     gpu_blocks: int | None = None
     stats: list[StatsSample] = Field(default_factory=list)
+    unreadable_lines: list[str] = Field(default_factory=list)
 
 
 def _apply_args_and_stats(facts: VllmLogFacts, lines: list[str]) -> None:
@@ -283,6 +282,20 @@ def _apply_args_and_stats(facts: VllmLogFacts, lines: list[str]) -> None:
         setattr(facts, key, value)
     if facts.block_size_tokens is None and isinstance(args.get("block_size"), int):
         facts.block_size_tokens = args["block_size"]
+
+
+def _read_figures(facts: VllmLogFacts, line: str, number: int) -> None:
+    """The start-up figures of ``line`` (:data:`_LAST`, :data:`_WEIGHTS`) into ``facts``; a figure not printed vLLM's
+    way gives the line no fact and is named (``unreadable_lines``)."""
+    try:
+        values, weights = line_facts(_LAST, line), line_facts(_WEIGHTS, line)
+    except ValueError as exc:
+        facts.unreadable_lines.append(line_unreadable(number, exc))
+        return
+    for key, value in values.items():
+        setattr(facts, key, value)
+    if "weights_load_s" in weights:
+        facts.weights_load_s.append(weights["weights_load_s"])
 
 
 def read_facts(lines: Sequence[str]) -> VllmLogFacts:
@@ -305,10 +318,7 @@ def read_facts(lines: Sequence[str]) -> VllmLogFacts:
             if m := _RE_DRAFTER_KIND.search(line):
                 facts.drafter_loaded = True
                 facts.drafter_kind = m.group(1).lower()
-            if m := _RE_WEIGHTS.search(line):
-                facts.weights_load_s.append(float(m.group(1)))
-            for key, value in line_facts(_LAST, line).items():
-                setattr(facts, key, value)
+            _read_figures(facts, line, number)
             if m := RE_SPEC_REPR.search(line):
                 spec_from_engine = spec_from_repr(m)
                 spec_engine_seen = "SpeculativeConfig repr"
