@@ -98,3 +98,24 @@ def test_a_log_of_one_unreadable_sglang_capacity_line_is_recognised(tmp_path, ca
         "digits); the line gives no statistic)"
     ]
 
+
+def test_llamacpp_per_position_list_with_an_exponent_is_named(tmp_path, capsys, monkeypatch):
+    """llama.cpp prints each per-position rate with ``%.3f`` (tools/server/server-context.cpp): a list holding
+    ``1e-1`` was left absent (no positions) without a word, in the request line (PR #24536) and the trace line."""
+    text = (
+        "slot print_timing: id  1 | task 0 | draft acceptance = 0.64479 (  167 accepted /   259 generated), mean "
+        "acceptance length =  2.92, acceptance rate per position = (0.805, 1e-1, 0.483)\n"
+        "slot print_timing: id  0 | task 12 | draft acceptance = 0.50000 (  150 accepted /   300 generated), "
+        "mean len =  3.00\n"
+        "slot print_timing: id  0 | task 12 |      acc per pos = (0.800, 6e-1, 0.400)\n"
+    )
+    _, out = _parse(tmp_path, text, capsys, monkeypatch)
+    reading = json.loads(out)["engine_logs"][0]
+    assert reading["warnings"] == [
+        "LOG_LINE_UNREADABLE(line 1: acceptance rate per position '0.805, 1e-1, 0.483' is not a number as the "
+        "engine prints it (fixed-point digits); the line gives no statistic)",
+        "LOG_LINE_UNREADABLE(line 3: acc per pos '0.800, 6e-1, 0.400' is not a number as the engine prints it "
+        "(fixed-point digits); the line gives no statistic)",
+    ]
+    (stat,) = reading["stats"]  # line 2's request, its counts kept and its per-position rates absent
+    assert (stat["line_number"], stat["accepted_tokens"], stat["per_position"]) == (2, 150, [])
