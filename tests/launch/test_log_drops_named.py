@@ -119,3 +119,27 @@ def test_llamacpp_per_position_list_with_an_exponent_is_named(tmp_path, capsys, 
     ]
     (stat,) = reading["stats"]  # line 2's request, its counts kept and its per-position rates absent
     assert (stat["line_number"], stat["accepted_tokens"], stat["per_position"]) == (2, 150, [])
+
+
+def test_vllm_stats_line_not_printed_its_way_is_named(tmp_path, capsys, monkeypatch):
+    """vLLM's stats line prints ``Avg prompt throughput: %.1f tokens/s`` and ``GPU KV cache usage: %.1f%%``
+    (vllm/v1/metrics/loggers.py): ``9.7e1%`` gave no sample and no word."""
+    line = (
+        "INFO 05-01 12:00:{s:02d} [loggers.py:1] Engine 000: Avg prompt throughput: {p} tokens/s, Avg generation "
+        "throughput: 35.2 tokens/s, Running: 21 reqs, Waiting: 0 reqs, GPU KV cache usage: {u}%, Prefix cache hit "
+        "rate: 0.0%\n"
+    )
+    text = (
+        line.format(s=0, p="0.0", u="9.7e1")
+        + line.format(s=10, p="1e2", u="50.0")
+        + line.format(s=20, p="0.0", u="97.2")
+    )
+    _, out = _parse(tmp_path, text, capsys, monkeypatch)
+    facts = json.loads(out)
+    assert facts["unreadable_lines"] == [
+        "LOG_LINE_UNREADABLE(line 1: kv_cache_usage_percent '9.7e1' is not a number as the engine prints it "
+        "(fixed-point digits); the line gives no statistic)",
+        "LOG_LINE_UNREADABLE(line 2: prompt_throughput_tokens_per_s '1e2' is not a number as the engine prints it "
+        "(fixed-point digits); the line gives no statistic)",
+    ]
+    assert [(s["line_number"], s["kv_cache_usage_percent"]) for s in facts["stats"]] == [(3, 97.2)]

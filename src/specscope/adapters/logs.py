@@ -43,6 +43,7 @@ __all__ = [
     "forms_tried",
     "line_facts",
     "line_unreadable",
+    "unreadable_line_number",
     "read_as",
     "log_summaries",
     "read_engine_logs",
@@ -129,6 +130,12 @@ def line_unreadable(line_number: int, exc: ValueError) -> str:
     """The warning of a line an adapter recognises (its form matched) but whose number it cannot read
     (:func:`line_facts`' message): ``LOG_LINE_UNREADABLE``; the line gives no statistic, the rest of the log is read."""
     return f"LOG_LINE_UNREADABLE(line {line_number}: {str(exc)[:120]}; the line gives no statistic)"
+
+
+def unreadable_line_number(warning: str) -> int:
+    """The line number a :func:`line_unreadable` warning names (``LOG_LINE_UNREADABLE(line N: ...)``): warnings of
+    several readers of one log are put in line order by it."""
+    return int(warning.split(":", 1)[0].rsplit(" ", 1)[1])
 
 
 #: the largest count a log line can hold: engines keep their counters in 64-bit integers

@@ -57,6 +57,7 @@ from specscope.adapters.logs import (
     line_facts,
     line_unreadable,
     read_as,
+    unreadable_line_number,
 )
 from specscope.adapters.sglang.finish import FINISH, FINISH_JSON, finish_stats
 
@@ -362,11 +363,6 @@ def capacity_samples(lines: Sequence[str]) -> tuple[list[StatsSample], list[str]
     return out, unreadable
 
 
-def _line_of(warning: str) -> int:
-    """The line number a ``LOG_LINE_UNREADABLE(line N: ...)`` warning names."""
-    return int(warning.split(":", 1)[0].rsplit(" ", 1)[1])
-
-
 def read_log(lines: Sequence[str]) -> EngineLog | None:
     """SGLang's statistics of ``lines``, None without any of its forms: the per-request Finish lines' exact counts
     (:mod:`specscope.adapters.sglang.finish`) and the decode-batch windows, which print no counts.
@@ -385,7 +381,7 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
     # a line unreadable as a window and as a capacity sample is named once, as the window
     named = {w.split(":", 1)[0] for w in unreadable}
     both = unreadable + [w for w in capacity_unreadable if w.split(":", 1)[0] not in named]
-    warnings = sorted(both, key=_line_of) + warnings + _unread_pools(lines)
+    warnings = sorted(both, key=unreadable_line_number) + warnings + _unread_pools(lines)
     stats = [
         LogSpecStat(
             engine="sglang",

@@ -66,7 +66,17 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from specscope.adapters.logs import LineFact, StatsSample, count, fixed, fixed_signed, line_facts, line_unreadable
+from specscope.adapters.logs import (
+    LineFact,
+    StatsSample,
+    count,
+    fixed,
+    fixed_signed,
+    line_facts,
+    line_unreadable,
+    read_as,
+    unreadable_line_number,
+)
 from specscope.adapters.vllm.logs import (
     RE_ENGINE_START,
     RE_SPEC_REPR,
@@ -90,12 +100,13 @@ MISSING_LOG = (
     "pass the path of a file holding vLLM's stdout/stderr",
 )
 
-_RE_STATS = re.compile(r"Running: (\d+) reqs?, (?:Waiting|Pending): (\d+) reqs?.*?(?:GPU )?KV cache usage: ([\d.]+)%")
+# each figure captured whole and read as vLLM prints it (%d, %.1f): "9.7e1%" is named unreadable, never dropped
+_RE_STATS = re.compile(r"Running: (\S+) reqs?, (?:Waiting|Pending): (\S+) reqs?.*?(?:GPU )?KV cache usage: (\S+?)%")
 #: vLLM's AggregatedLoggingStatLogger prefix (vllm/v1/metrics/loggers.py): running / waiting summed over the
 #: data-parallel engines, KV cache usage their mean
 _RE_AGGREGATED = re.compile(r"\b(\d+) Engines Aggregated: ")
-_RE_PROMPT_TPUT = re.compile(r"Avg prompt throughput: ([\d.]+) tokens/s")
-_RE_GEN_TPUT = re.compile(r"Avg generation throughput: ([\d.]+) tokens/s")
+_RE_PROMPT_TPUT = re.compile(r"Avg prompt throughput: (\S+) tokens/s")
+_RE_GEN_TPUT = re.compile(r"Avg generation throughput: (\S+) tokens/s")
 _RE_STAMP = re.compile(r"\b(?:INFO|WARNING|ERROR|DEBUG) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)")
 _RE_HYBRID = re.compile(r"Mamba cache mode is set to|Padding mamba page size by")  # a mamba/linear-attention pool
 _LAYOUT: tuple[LineFact, ...] = (  # the KV pool's block layout; the last line that says it wins
@@ -113,32 +124,52 @@ def _stamp_s(line: str) -> float | None:
     return ((month * 31 + day) * 24 + h) * 3600.0 + mi * 60 + s  # monotonic within a year; only differences count
 
 
+def _stats_sample(line: str, number: int, t_s: float | None) -> StatsSample | None:
+    """The stats line ``line``'s sample (None: not one).
+
+    Raises:
+        ValueError: a figure not printed vLLM's way (:func:`~specscope.adapters.logs.read_as`'s words).
+    """
+    m = _RE_STATS.search(line)
+    if m is None:
+        return None
+    sample = StatsSample(
+        line_number=number,
+        t_s=t_s,
+        running_reqs=read_as("running_reqs", count, m.group(1)),
+        waiting_reqs=read_as("waiting_reqs", count, m.group(2)),
+        kv_cache_usage_percent=read_as("kv_cache_usage_percent", fixed, m.group(3)),
+    )
+    if a := _RE_AGGREGATED.search(line):
+        sample.engines_pooled = int(a.group(1))
+    if p := _RE_PROMPT_TPUT.search(line):
+        sample.prompt_throughput_tokens_per_s = read_as("prompt_throughput_tokens_per_s", fixed, p.group(1))
+    if g := _RE_GEN_TPUT.search(line):
+        sample.generation_throughput_tokens_per_s = read_as("generation_throughput_tokens_per_s", fixed, g.group(1))
+    return sample
+
+
 def parse_log_stats(lines: list[str]) -> dict[str, Any]:
     """LogFacts fields from ``lines``: ``stats`` (list of StatsSample), ``block_size_tokens``, ``mamba_cache_mode``,
-    ``hybrid_kv`` (a mamba/linear-attention pool shares the blocks; None until the log shows it or its KV pool) and
-    ``gpu_blocks`` (pool size when logged)."""
+    ``hybrid_kv`` (a mamba/linear-attention pool shares the blocks; None until the log shows it or its KV pool),
+    ``gpu_blocks`` (pool size when logged) and ``unreadable_lines`` (``LOG_LINE_UNREADABLE`` per stats line whose
+    figure is not printed vLLM's way: it gives no sample)."""
     out: dict[str, Any] = {"stats": [], "block_size_tokens": None, "mamba_cache_mode": None, "hybrid_kv": None}
     out["gpu_blocks"] = None
+    out["unreadable_lines"] = []
     t0: float | None = None
     for index, line in enumerate(lines):
         try:  # a line whose number cannot be read (5,000 digits, "1.2.3") gives no fact, never a crash
-            if m := _RE_STATS.search(line):
-                t = _stamp_s(line)
+            t = _stamp_s(line) if _RE_STATS.search(line) else None
+            try:
+                sample = _stats_sample(line, index + 1, None)
+            except ValueError as exc:
+                out["unreadable_lines"].append(line_unreadable(index + 1, exc))
+                sample = None
+            if sample is not None:
                 if t is not None and t0 is None:
                     t0 = t
-                sample = StatsSample(
-                    line_number=index + 1,
-                    t_s=None if t is None or t0 is None else t - t0,
-                    running_reqs=int(m.group(1)),
-                    waiting_reqs=int(m.group(2)),
-                    kv_cache_usage_percent=float(m.group(3)),
-                )
-                if a := _RE_AGGREGATED.search(line):
-                    sample.engines_pooled = int(a.group(1))
-                if p := _RE_PROMPT_TPUT.search(line):
-                    sample.prompt_throughput_tokens_per_s = float(p.group(1))
-                if g := _RE_GEN_TPUT.search(line):
-                    sample.generation_throughput_tokens_per_s = float(g.group(1))
+                sample.t_s = None if t is None or t0 is None else t - t0
                 out["stats"].append(sample)
             out.update(line_facts(_LAYOUT, line))
             if _RE_HYBRID.search(line):
@@ -279,6 +310,8 @@ def _apply_args_and_stats(facts: VllmLogFacts, lines: list[str]) -> None:
         if isinstance(dp, int) and not isinstance(dp, bool) and dp >= 1:
             facts.data_parallel_size = dp
     for key, value in parse_log_stats(lines).items():  # stats time series and KV block layout
+        if key == "unreadable_lines":  # beside the start-up lines', in line order
+            value = sorted([*facts.unreadable_lines, *value], key=unreadable_line_number)
         setattr(facts, key, value)
     if facts.block_size_tokens is None and isinstance(args.get("block_size"), int):
         facts.block_size_tokens = args["block_size"]
