@@ -34,3 +34,14 @@ def test_bench_metrics_and_selector_of_an_unknown_config(tmp_path, capsys, monke
         "with NAME one of base; fix: use a config name"
     )
     assert not (tmp_path / "out").exists()
+
+
+def test_bench_and_advise_slo_of_an_unknown_name(tmp_path, capsys, monkeypatch):
+    """``bench --slo ttfb=2s`` said "unknown name in --slo 'ttfb'"."""
+    argv = ["bench", "--server", "base=http://127.0.0.1:9", "--slo", "ttfb=2s", "--out", tmp_path / "out"]
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert one_error(err) == (
+        "error: invalid value for --slo; found: ttfb=2s; expected: NAME=VALUE with NAME one of ttft, tpot; fix: e.g. "
+        "--slo ttft=2s,tpot=50ms"
+    )
