@@ -247,8 +247,8 @@ _COOKIE = re.compile(r"(?im)\b(?P<name>(?:set-)?cookie2?)(?P<sep>['\"]?\s*:\s*['
 # options before the command it runs (after it ``-p`` is that command's, ssh's port), redis-cli(1)'s ``-a PW``
 # (its ``-p`` is a port) and Redis's ``AUTH [user] PW``, ``docker login``'s ``-p PW`` (docker login reference: ``-p,
 # --password``; ``docker run -p`` publishes a port), mongosh's and mongo's ``-p PW``. Another word of the same
-# command stops each scan, so a line is read once. In an argv list ``AUTH user PW`` masks the user as well (each
-# word is read as the last one so far).
+# command stops each scan, so a line is read once. In an argv list ``AUTH user PW`` masks PW only: a word with
+# another after it is the user name (:func:`_auth_user`).
 _CMD_VALUE = r"(?P<pw>'[^'\n]*+'|\"[^\"\n]*+\"|[^\s'\";|&]++)"
 _COMMAND_PASSWORD = re.compile(
     r"(?<![\w-])(?:"
@@ -471,6 +471,17 @@ def redact_text(text: str) -> str:
     return _PREFIXED.sub(MASK, text)
 
 
+_SEPARATORS = frozenset({"|", "||", "&", "&&", ";"})  # an argument that ends a command (a shell's argv)
+
+
+def _auth_user(command: list[str], after: Any) -> bool:
+    """Whether an argument of ``redis-cli ... AUTH`` (``command``: the words before it) is AUTH's user name: another
+    word of the same command (``after``: the next argument, None at the end) follows it, and only the last is the
+    password (Redis's ``AUTH [username] password``, redis.io commands/auth)."""
+    in_auth = bool(command) and command[0] == "redis-cli" and any(w.lower() == "auth" for w in command[1:])
+    return in_auth and isinstance(after, str) and after not in _SEPARATORS
+
+
 def redact_argv(argv: list[Any]) -> list[Any]:
     """A command line with the values of credential flags (``--api-key sk-..``, ``--hf-token=..``) masked, and
     every argument's text redacted (:func:`redact_text`). A flag's value is kept or masked by the one rule
@@ -481,7 +492,7 @@ def redact_argv(argv: list[Any]) -> list[Any]:
     flag = ""  # a credential flag whose value is the next argument
     before = ""
     command: list[str] = []  # the redacted words since a command with a password flag of its own
-    for arg in argv:
+    for i, arg in enumerate(argv):
         if not isinstance(arg, str):
             out.append(redact(arg))
             flag = before = ""
@@ -500,7 +511,10 @@ def redact_argv(argv: list[Any]) -> list[Any]:
         # ``curl -u user:pw``, ``curl -b name=value``, ``mysql -pPW``: the argument read after the words before it
         context = " ".join(command) if command else before
         masked = redact_text(f"{context} {arg}") if context else ""
-        out.append(masked[len(context) + 1 :] if masked.startswith(f"{context} ") else redact_text(arg))
+        if _auth_user(command, argv[i + 1] if i + 1 < len(argv) else None):
+            out.append(redact_text(arg))  # Redis's AUTH user name (another word follows): read alone, as text is
+        else:
+            out.append(masked[len(context) + 1 :] if masked.startswith(f"{context} ") else redact_text(arg))
         before = arg if arg in _USER_FLAGS or arg in _COOKIE_FLAGS else ""
         if _COMMAND_WORD.fullmatch(word := arg.rsplit("/", 1)[-1]):
             command = [word]

@@ -69,7 +69,7 @@ def test_parse_metrics_specs():
     [
         ("http://h:1", "--metrics takes NAME=URL"),
         ("base=h:1", "--metrics takes NAME=URL"),
-        ("other=http://h:1", "unknown --metrics config 'other'"),
+        ("other=http://h:1", "invalid value for --metrics; found: other=http://h:1; "),
     ],
 )
 def test_bad_metrics_specs(spec, needle):

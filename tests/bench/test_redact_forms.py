@@ -204,6 +204,12 @@ def test_a_number_under_a_name_that_only_names_a_credential_is_masked():
     ("argv", "masked"),
     [
         (["redis-cli", "-p", "6379", "AUTH", "RedisAuth0160"], ["redis-cli", "-p", "6379", "AUTH", MASK]),
+        # issue 37 (round 53): AUTH [username] password: the user name was masked too (each word read as the last)
+        (["redis-cli", "AUTH", "alice", "RedisAuth0163"], ["redis-cli", "AUTH", "alice", MASK]),
+        (
+            ["redis-cli", "-h", "h", "auth", "default", "RedisAuth0164"],
+            ["redis-cli", "-h", "h", "auth", "default", MASK],
+        ),
         (
             ["mongosh", "-u", "alice", "-p", "MongoPw0161", "--port", "27017"],
             ["mongosh", "-u", "alice", "-p", MASK, "--port", "27017"],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from audit.ckmaker import dense_config, dense_model, write
@@ -75,3 +77,20 @@ def test_a_run_less_option_with_run_is_refused_in_grammatical_words(extra, what,
     run = make_quick_run(tmp_path / "run")
     code, _, err = cli(["predict", run, "--bytes-per-step", "0.27GB", *extra], capsys, monkeypatch, tmp_path)
     assert code == 2 and one_error(err).startswith(f"error: {what}; found: ")
+
+
+@pytest.mark.parametrize(
+    ("run", "found"),
+    [
+        (True, "found: a RUN folder (tests/data/runs/schema1); "),
+        (False, "found: no --per-position; "),
+    ],
+)
+def test_a_run_less_option_out_of_its_mode_says_which_was_found(run, found, capsys, monkeypatch, tmp_path):
+    """Issue 37 (round 53): ``predict tests/data/runs/schema1 --overhead 0s`` said "found: a RUN folder, or no
+    --per-position": which of the two was found is said."""
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    argv = ["predict", *(["tests/data/runs/schema1"] if run else []), "--overhead", "0s", "--bytes-per-step", "1GB"]
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    want = f"error: --overhead applies only to the run-less prediction; {found}"
+    assert code == 2 and one_error(err).startswith(want)

@@ -171,3 +171,18 @@ def test_an_aiperf_effective_concurrency_in_another_unit_is_left_out(tmp_path, c
     doc["effective_concurrency"]["unit"] = "percent"
     (cell,) = _cells(tmp_path, capsys, monkeypatch, doc)
     assert cell["achieved_concurrency"] is None
+
+
+def test_an_aiperf_effective_concurrency_in_another_unit_is_named(tmp_path, capsys, monkeypatch):
+    """Issue 37 (round 53): a unit other than ``requests`` left the figure absent without a word; the import names the
+    unit found and that the figure is left absent."""
+    doc = json.loads((IMPORTS / "aiperf_spec_r0.json").read_text())
+    doc["effective_concurrency"]["unit"] = "percent"
+    f = tmp_path / "a.json"
+    f.write_text(json.dumps(doc))
+    code, _, err = cli(["import", f, "--config", "base", "--out", tmp_path / "run"], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert [line for line in err.splitlines() if "effective_concurrency" in line] == [
+        f'warning: {f} record 1 (aiperf-profile-export): effective_concurrency in unit "percent", not '
+        "requests: the tool's mean requests in flight is left absent"
+    ]

@@ -41,9 +41,11 @@ __all__ = [
     "count",
     "fixed",
     "fixed_or_nan",
+    "fixed_signed",
     "forms_tried",
     "line_facts",
     "line_unreadable",
+    "unreadable_line_number",
     "read_as",
     "log_summaries",
     "read_engine_logs",
@@ -120,10 +122,22 @@ def fixed_or_nan(text: str) -> float:
     return math.nan if text == "nan" else fixed(text)
 
 
+def fixed_signed(text: str) -> float:
+    """:func:`fixed` with a leading minus allowed: a figure the engine prints with ``%.2f`` that can be below zero
+    (vLLM's ``Available KV cache memory: -0.30 GiB`` when the weights left none)."""
+    return -fixed(text[1:]) if text.startswith("-") else fixed(text)
+
+
 def line_unreadable(line_number: int, exc: ValueError) -> str:
     """The warning of a line an adapter recognises (its form matched) but whose number it cannot read
     (:func:`line_facts`' message): ``LOG_LINE_UNREADABLE``; the line gives no statistic, the rest of the log is read."""
     return f"LOG_LINE_UNREADABLE(line {line_number}: {str(exc)[:120]}; the line gives no statistic)"
+
+
+def unreadable_line_number(warning: str) -> int:
+    """The line number a :func:`line_unreadable` warning names (``LOG_LINE_UNREADABLE(line N: ...)``): warnings of
+    several readers of one log are put in line order by it."""
+    return int(warning.split(":", 1)[0].rsplit(" ", 1)[1])
 
 
 #: the largest count a log line can hold: engines keep their counters in 64-bit integers

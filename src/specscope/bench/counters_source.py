@@ -58,7 +58,9 @@ class _NamedOption:
                 fix=self.fix,
             )
         if name not in configs:
-            raise ConfigError.unknown(f"{self.option} config", name, configs, fix=self.unknown_fix)
+            raise ConfigError.invalid_value(
+                self.option, spec, f"{self.form} with NAME one of {', '.join(configs)}", fix=self.unknown_fix
+            )
         return name, value
 
 

@@ -241,23 +241,32 @@ def predict_from_published(
 
 
 def published_calibration(
-    overhead_ms: float | None = None, fit_k: str | None = None, compare: str | None = None, *, runless: bool = True
+    overhead_ms: float | None = None,
+    fit_k: str | None = None,
+    compare: str | None = None,
+    *,
+    run: Path | None = None,
+    per_position: bool = True,
 ) -> Calibration:
     """The run-less draft overhead from ``--overhead`` (ms per drafted token) or ``--fit-k 1=20.00,2=26.48``
     (published tok/s by k), and the ``--compare`` rates (see :mod:`specscope.stats.predict_calibrate`).
-    ``runless``: whether predict runs without RUN and with ``--per-position`` (the only mode these options serve).
+    ``run`` (the RUN folder given, None without) and ``per_position`` (whether ``--per-position`` was given): these
+    options serve only the run-less mode (no RUN, ``--per-position``); the refusal names what was found instead (the
+    RUN folder, else no ``--per-position``).
 
     Raises:
         ConfigError: an unreadable ``--fit-k`` / ``--compare``, both ``--overhead`` and ``--fit-k``, or any of
         the three outside the run-less mode.
     """
     given = [n for n, v in (("--overhead", overhead_ms), ("--fit-k", fit_k), ("--compare", compare)) if v is not None]
-    if given and not runless:
+    if given and (run is not None or not per_position):
         raise ConfigError(
             apply_only(given, "to the run-less prediction"),
-            found="a RUN folder, or no --per-position",
+            found=f"a RUN folder ({run})" if run is not None else "no --per-position",
             expected="predict --per-position U1,U2,... --bytes-per-step ... --draft-bytes ... --bandwidth ...",
-            fix="with RUN the overhead is fitted on the run itself (use --holdout to check it out of sample)",
+            fix="with RUN the overhead is fitted on the run itself (use --holdout to check it out of sample)"
+            if run is not None
+            else "give the published per-position acceptance rates: --per-position U1,U2,...",
         )
     return Calibration(
         None if overhead_ms is None else overhead_ms / 1e3,

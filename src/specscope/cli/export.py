@@ -14,7 +14,7 @@ import typer
 from specscope.cli.command_options import ExportOutputOption, ExportToOption, TrackingUriOption
 from specscope.cli.options import RequiredRunArgument
 from specscope.cli.vocab import VocabCommand
-from specscope.errors import ConfigError, require_one_of
+from specscope.errors import ConfigError
 
 TARGETS = ("mlflow", "profile")
 
@@ -88,9 +88,10 @@ def export_cmd(
     holds CONFIG-WORKLOAD-LEVEL-PHASE.json for each and specscope.json. Every path written is printed; a
     speculative config's group whose server reported no drafts has no profile, and a note names it.
 
-    Exit codes: 0 exported; 2 not a run, unknown --to, --to profile without -o, -o FILE.json on a run of several
+    Exit codes: 0 exported; 2 not a run, an invalid --to, --to profile without -o, -o FILE.json on a run of several
     profiles, no per-position acceptance, MLflow not installed."""
-    require_one_of(to, TARGETS, f"unknown --to {to!r}", fix="pass --to mlflow or --to profile")
+    if to not in TARGETS:  # the one wording of a value outside an option's choices
+        raise ConfigError.invalid_value("--to", to, f"one of {', '.join(TARGETS)}")
     wrong = ("--tracking-uri", tracking_uri, "--to mlflow") if to == "profile" else ("-o", output, "--to profile")
     if wrong[1] is not None:
         raise ConfigError(

@@ -259,7 +259,7 @@ def predict_cmd(
         if overhead is None
         else 1e3 * parse_duration_s(overhead, "--overhead", allow_zero=True, bounds=OVERHEAD_BOUNDS_S)
     )
-    cal = published_calibration(overhead_ms, fit_k, compare, runless=run is None and per_position is not None)
+    cal = published_calibration(overhead_ms, fit_k, compare, run=run, per_position=per_position is not None)
     if run is None and per_position is not None:
         from specscope.bench.predict import predict_from_published
 

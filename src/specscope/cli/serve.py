@@ -127,7 +127,7 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
     else:
         engines = ", ".join(r.engine for r in log.readings)
         table = Table(title=f"server log facts{f' ({engines})' if engines else ''}: {path}", show_header=False)
-        hidden = {"failures", "spec_decoding", "spec_cumulative", "non_default_args", "stats"}
+        hidden = {"failures", "spec_decoding", "spec_cumulative", "non_default_args", "stats", "unreadable_lines"}
         hidden |= {name for s, _x in summaries for name in s.hidden}
         shown = facts.model_dump(exclude=hidden)
         for key, value in shown.items():
@@ -175,6 +175,8 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
 
 def _print_verdicts(console: Console, facts: LogFacts, alarms: list[str], wrong: list[tuple[str, str]]) -> None:
     """The log's failure signatures, alarms and counts that contradict each other (engine, reason), a line each."""
+    for warning in facts.unreadable_lines:  # a start-up line that gave no fact, named
+        console.print(warning, markup=False, highlight=False)
     for f in facts.failures:
         console.print(f"[red]{f.code}[/red] (line {f.line_number}, {f.count}x): {f.explanation} fix: {f.fix}")
     for alarm in alarms:

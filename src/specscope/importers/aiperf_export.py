@@ -56,6 +56,7 @@ from specscope.importers.record import (
     num,
     rate,
     seconds,
+    spelled,
     warning_notes,
 )
 
@@ -264,6 +265,14 @@ def parse(doc: Mapping[str, Any]) -> Imported:
     _spec(doc, facts)
     in_flight = _metric(doc, "effective_concurrency")
     mean_in_flight = num(in_flight, "avg") if in_flight is not None and in_flight["unit"] == "requests" else None
+    notes = (
+        (
+            f"effective_concurrency in unit {spelled(in_flight['unit'])}, not requests: the tool's mean requests in "
+            "flight is left absent",
+        )
+        if in_flight is not None and in_flight["unit"] != "requests"
+        else ()
+    )
     if mean_in_flight is not None and mean_in_flight > 0:
         facts["tool_concurrency"] = mean_in_flight
         facts["tool_concurrency_source"] = CONCURRENCY_SOURCE
@@ -275,5 +284,11 @@ def parse(doc: Mapping[str, Any]) -> Imported:
     workload = first.get("dataset") or first.get("name")
     unread = not_understood(doc, _KNOWN, lambda k: _metric(doc, k) is not None)
     return Imported(
-        TOOL, SHAPE, load_of(cfg), facts, str(workload) if workload else None, model_of(cfg), warning_notes(unread)
+        TOOL,
+        SHAPE,
+        load_of(cfg),
+        facts,
+        str(workload) if workload else None,
+        model_of(cfg),
+        notes + warning_notes(unread),
     )

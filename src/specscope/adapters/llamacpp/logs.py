@@ -117,9 +117,22 @@ _RE_SLOT = re.compile(r"\bslot +\w+: id +(\d+) \| task (-?\d+)")
 _RE_REQUEST = re.compile(
     rf"\bdraft acceptance( rate)? = {FIXED} \( *(\d+) accepted / *(\d+) generated\)"
     rf"(?:, mean (?:len|acceptance length) = *{FIXED})?"
-    r"(?:, acceptance rate per position = \(([\d., ]*)\))?"
+    r"(?:, acceptance rate per position = \(([^)]*)\))?"
 )
-_RE_ACC_PER_POS = re.compile(r"\bacc per pos = \(([\d., ]*)\)")
+# the per-position rates captured whole and read as printed (%.3f each, ", " between): a list holding 1e-1 is named
+# unreadable, never left absent unnamed
+_RE_ACC_PER_POS = re.compile(r"\bacc per pos = \(([^)]*)\)")
+
+
+def _positions(text: str) -> list[float]:
+    """A printed per-position list (``0.805, 0.632, 0.483``), each rate read as llama.cpp prints it (:func:`fixed`).
+
+    Raises:
+        ValueError: a rate not printed so.
+    """
+    return [fixed(x.strip()) for x in text.split(",") if x.strip()]
+
+
 _RE_STATS = re.compile(
     r"\bstatistics +([\w-]+): .*?#gen drafts = *(\d+), #acc drafts = *(\d+), #gen tokens = *(\d+), #acc tokens = *(\d+)"
 )
@@ -168,7 +181,8 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
                 slot = f"slot {int(m.group(1))}"
             if m := _RE_REQUEST.search(line):
                 form = RATE if m.group(1) else ACCEPTANCE
-                positions = [float(x) for x in m.group(6).split(",") if x.strip()] if m.group(6) else []
+                per_pos = "acceptance rate per position"
+                positions = read_as(per_pos, _positions, m.group(6)) if m.group(6) else []
                 stat = LogSpecStat(
                     engine="llamacpp",
                     form=form,
@@ -185,7 +199,7 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
                 last_by_slot[slot] = stat
                 forms += [form] if form not in forms else []
             elif (m := _RE_ACC_PER_POS.search(line)) and (last := last_by_slot.get(slot)) and not last.per_position:
-                last.per_position = [float(x) for x in m.group(1).split(",") if x.strip()]
+                last.per_position = read_as("acc per pos", _positions, m.group(1))
             elif m := _RE_STATS.search(line):
                 impl, counts = (
                     m.group(1),
@@ -197,8 +211,9 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
                 forms += [STATISTICS] if STATISTICS not in forms else []
         except ValueError as exc:  # a number that cannot be read gives no statistic, named; never a crash
             unreadable.append(line_unreadable(index + 1, exc))
-            seen = (RATE if r.group(1) else ACCEPTANCE) if (r := _RE_REQUEST.search(line)) else STATISTICS
-            forms += [seen] if seen not in forms else []
+            if not _RE_ACC_PER_POS.search(line):  # a trace line of rates is its request's form, already seen
+                seen = (RATE if r.group(1) else ACCEPTANCE) if (r := _RE_REQUEST.search(line)) else STATISTICS
+                forms += [seen] if seen not in forms else []
     if not stats and not unreadable:
         return None
     for stat in stats:

@@ -53,9 +53,12 @@ from specscope.adapters.logs import (
     LogForm,
     LogSpecStat,
     StatsSample,
+    count,
     fixed,
     line_facts,
     line_unreadable,
+    read_as,
+    unreadable_line_number,
 )
 from specscope.adapters.sglang.finish import FINISH, FINISH_JSON, finish_stats
 
@@ -320,10 +323,20 @@ def _percent(share: str) -> float:
     return float(Decimal(share) * 100)
 
 
-def capacity_samples(lines: Sequence[str]) -> list[StatsSample]:
+def _stamp(text: str) -> datetime:
+    """A ``YYYY-MM-DD HH:MM:SS`` prefix's time. Raises ValueError (worded for a warning) on a date that is none."""
+    try:
+        return datetime.strptime(text, "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        raise ValueError("not a date (YYYY-MM-DD HH:MM:SS)") from None
+
+
+def capacity_samples(lines: Sequence[str]) -> tuple[list[StatsSample], list[str]]:
     """The capacity of every ``Decode batch`` line (speculative or not): running, queued, token usage x 100 and the
-    generation throughput; ``t_s`` from the ``[YYYY-MM-DD HH:MM:SS`` prefix, since the first sample."""
+    generation throughput; ``t_s`` from the ``[YYYY-MM-DD HH:MM:SS`` prefix, since the first sample. And
+    ``LOG_LINE_UNREADABLE`` per such line whose figure is not printed SGLang's way ({:.2f}): it gives no sample."""
     out: list[StatsSample] = []
+    unreadable: list[str] = []
     t0: datetime | None = None
     for index, line in enumerate(lines):
         if not _RE_DECODE.search(line):
@@ -333,22 +346,23 @@ def capacity_samples(lines: Sequence[str]) -> list[StatsSample]:
             continue
         try:
             stamp = _RE_STAMP.search(line)
-            t = datetime.strptime(stamp.group(1), "%Y-%m-%d %H:%M:%S") if stamp else None
-            t0 = t0 or t
+            t = read_as("time stamp", _stamp, stamp.group(1)) if stamp else None
             gen = _RE_GEN.search(line)
-            out.append(
-                StatsSample(
-                    line_number=index + 1,
-                    t_s=None if t is None or t0 is None else (t - t0).total_seconds(),
-                    running_reqs=int(running.group(1)),
-                    waiting_reqs=int(queue.group(1)),
-                    kv_cache_usage_percent=_percent(usage.group(1)),
-                    generation_throughput_tokens_per_s=fixed(gen.group(1)) if gen else None,
-                )
+            sample = StatsSample(
+                line_number=index + 1,
+                t_s=None,
+                running_reqs=read_as("#running-req", count, running.group(1)),
+                waiting_reqs=read_as("#queue-req", count, queue.group(1)),
+                kv_cache_usage_percent=read_as("token usage", _percent, usage.group(1)),
+                generation_throughput_tokens_per_s=read_as("gen throughput", fixed, gen.group(1)) if gen else None,
             )
-        except (ValueError, ArithmeticError):  # a number or a date that cannot be read gives no sample, never a crash
+        except ValueError as exc:  # a figure or a date that cannot be read gives no sample, named; never a crash
+            unreadable.append(line_unreadable(index + 1, exc))
             continue
-    return out
+        t0 = t0 or t
+        sample.t_s = None if t is None or t0 is None else (t - t0).total_seconds()
+        out.append(sample)
+    return out, unreadable
 
 
 def read_log(lines: Sequence[str]) -> EngineLog | None:
@@ -361,12 +375,15 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
     (``SGLANG_LOG_REQUEST_EXCEEDED_MS`` logs only slow requests; aborted requests print no speculative fields)."""
     _, spec = sglang_log_facts(lines)
     windows, unreadable = decode_windows(lines)
-    capacity = capacity_samples(lines)
+    capacity, capacity_unreadable = capacity_samples(lines)
     method, k = method_and_k(spec)
     requests, finish_forms, warnings = finish_stats(lines, k)
-    if not windows and not capacity and not finish_forms and not unreadable:
+    if not windows and not capacity and not finish_forms and not unreadable and not capacity_unreadable:
         return None
-    warnings = unreadable + warnings + _unread_pools(lines)
+    # a line unreadable as a window and as a capacity sample is named once, as the window
+    named = {w.split(":", 1)[0] for w in unreadable}
+    both = unreadable + [w for w in capacity_unreadable if w.split(":", 1)[0] not in named]
+    warnings = sorted(both, key=unreadable_line_number) + warnings + _unread_pools(lines)
     stats = [
         LogSpecStat(
             engine="sglang",
@@ -381,7 +398,8 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
         )
         for w in windows
     ]
-    forms = [f for f, seen in ((DECODE, windows or unreadable), (CAPACITY, capacity)) if seen] + finish_forms
+    seen_forms = ((DECODE, windows or unreadable), (CAPACITY, capacity or capacity_unreadable))
+    forms = [f for f, seen in seen_forms if seen] + finish_forms
     if any(s.draft_tokens is not None and s.accepted_tokens is not None for s in requests):
         if windows:
             warnings.append(

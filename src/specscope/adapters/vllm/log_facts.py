@@ -66,7 +66,17 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from specscope.adapters.logs import LineFact, StatsSample, line_facts
+from specscope.adapters.logs import (
+    LineFact,
+    StatsSample,
+    count,
+    fixed,
+    fixed_signed,
+    line_facts,
+    line_unreadable,
+    read_as,
+    unreadable_line_number,
+)
 from specscope.adapters.vllm.logs import (
     RE_ENGINE_START,
     RE_SPEC_REPR,
@@ -90,12 +100,13 @@ MISSING_LOG = (
     "pass the path of a file holding vLLM's stdout/stderr",
 )
 
-_RE_STATS = re.compile(r"Running: (\d+) reqs?, (?:Waiting|Pending): (\d+) reqs?.*?(?:GPU )?KV cache usage: ([\d.]+)%")
+# each figure captured whole and read as vLLM prints it (%d, %.1f): "9.7e1%" is named unreadable, never dropped
+_RE_STATS = re.compile(r"Running: (\S+) reqs?, (?:Waiting|Pending): (\S+) reqs?.*?(?:GPU )?KV cache usage: (\S+?)%")
 #: vLLM's AggregatedLoggingStatLogger prefix (vllm/v1/metrics/loggers.py): running / waiting summed over the
 #: data-parallel engines, KV cache usage their mean
 _RE_AGGREGATED = re.compile(r"\b(\d+) Engines Aggregated: ")
-_RE_PROMPT_TPUT = re.compile(r"Avg prompt throughput: ([\d.]+) tokens/s")
-_RE_GEN_TPUT = re.compile(r"Avg generation throughput: ([\d.]+) tokens/s")
+_RE_PROMPT_TPUT = re.compile(r"Avg prompt throughput: (\S+) tokens/s")
+_RE_GEN_TPUT = re.compile(r"Avg generation throughput: (\S+) tokens/s")
 _RE_STAMP = re.compile(r"\b(?:INFO|WARNING|ERROR|DEBUG) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)")
 _RE_HYBRID = re.compile(r"Mamba cache mode is set to|Padding mamba page size by")  # a mamba/linear-attention pool
 _LAYOUT: tuple[LineFact, ...] = (  # the KV pool's block layout; the last line that says it wins
@@ -113,32 +124,52 @@ def _stamp_s(line: str) -> float | None:
     return ((month * 31 + day) * 24 + h) * 3600.0 + mi * 60 + s  # monotonic within a year; only differences count
 
 
+def _stats_sample(line: str, number: int, t_s: float | None) -> StatsSample | None:
+    """The stats line ``line``'s sample (None: not one).
+
+    Raises:
+        ValueError: a figure not printed vLLM's way (:func:`~specscope.adapters.logs.read_as`'s words).
+    """
+    m = _RE_STATS.search(line)
+    if m is None:
+        return None
+    sample = StatsSample(
+        line_number=number,
+        t_s=t_s,
+        running_reqs=read_as("running_reqs", count, m.group(1)),
+        waiting_reqs=read_as("waiting_reqs", count, m.group(2)),
+        kv_cache_usage_percent=read_as("kv_cache_usage_percent", fixed, m.group(3)),
+    )
+    if a := _RE_AGGREGATED.search(line):
+        sample.engines_pooled = int(a.group(1))
+    if p := _RE_PROMPT_TPUT.search(line):
+        sample.prompt_throughput_tokens_per_s = read_as("prompt_throughput_tokens_per_s", fixed, p.group(1))
+    if g := _RE_GEN_TPUT.search(line):
+        sample.generation_throughput_tokens_per_s = read_as("generation_throughput_tokens_per_s", fixed, g.group(1))
+    return sample
+
+
 def parse_log_stats(lines: list[str]) -> dict[str, Any]:
     """LogFacts fields from ``lines``: ``stats`` (list of StatsSample), ``block_size_tokens``, ``mamba_cache_mode``,
-    ``hybrid_kv`` (a mamba/linear-attention pool shares the blocks; None until the log shows it or its KV pool) and
-    ``gpu_blocks`` (pool size when logged)."""
+    ``hybrid_kv`` (a mamba/linear-attention pool shares the blocks; None until the log shows it or its KV pool),
+    ``gpu_blocks`` (pool size when logged) and ``unreadable_lines`` (``LOG_LINE_UNREADABLE`` per stats line whose
+    figure is not printed vLLM's way: it gives no sample)."""
     out: dict[str, Any] = {"stats": [], "block_size_tokens": None, "mamba_cache_mode": None, "hybrid_kv": None}
     out["gpu_blocks"] = None
+    out["unreadable_lines"] = []
     t0: float | None = None
     for index, line in enumerate(lines):
         try:  # a line whose number cannot be read (5,000 digits, "1.2.3") gives no fact, never a crash
-            if m := _RE_STATS.search(line):
-                t = _stamp_s(line)
+            t = _stamp_s(line) if _RE_STATS.search(line) else None
+            try:
+                sample = _stats_sample(line, index + 1, None)
+            except ValueError as exc:
+                out["unreadable_lines"].append(line_unreadable(index + 1, exc))
+                sample = None
+            if sample is not None:
                 if t is not None and t0 is None:
                     t0 = t
-                sample = StatsSample(
-                    line_number=index + 1,
-                    t_s=None if t is None or t0 is None else t - t0,
-                    running_reqs=int(m.group(1)),
-                    waiting_reqs=int(m.group(2)),
-                    kv_cache_usage_percent=float(m.group(3)),
-                )
-                if a := _RE_AGGREGATED.search(line):
-                    sample.engines_pooled = int(a.group(1))
-                if p := _RE_PROMPT_TPUT.search(line):
-                    sample.prompt_throughput_tokens_per_s = float(p.group(1))
-                if g := _RE_GEN_TPUT.search(line):
-                    sample.generation_throughput_tokens_per_s = float(g.group(1))
+                sample.t_s = None if t is None or t0 is None else t - t0
                 out["stats"].append(sample)
             out.update(line_facts(_LAYOUT, line))
             if _RE_HYBRID.search(line):
@@ -150,29 +181,26 @@ def parse_log_stats(lines: list[str]) -> dict[str, Any]:
 
 _NUM = r"[\d,]+"
 
-
-def _int(text: str) -> int:
-    return int(text.replace(",", ""))
-
-
-# LogFacts fields read from any line; the last line that says it wins
+# LogFacts fields read from any line; the last line that says it wins. Each figure is captured whole and read as vLLM
+# prints it (%.2f / %.4f / %.6f; {:,} counts; a memory figure can be negative), so "1e3 GiB" is named unreadable
+# (LOG_LINE_UNREADABLE), never dropped unnamed nor read as a prefix
 _LAST: tuple[LineFact, ...] = (
     (
-        re.compile(r"Model loading took (-?[\d.]+) GiB(?: memory)? and ([\d.]+) seconds"),
-        (("weights_loaded_gib", float), ("model_loading_s", float)),
+        re.compile(r"Model loading took (\S+) GiB(?: memory)? and (\S+) seconds"),
+        (("weights_loaded_gib", fixed_signed), ("model_loading_s", fixed)),
     ),
-    (re.compile(r"Loading model weights took (-?[\d.]+) GB\b"), (("weights_loaded_gib", float),)),
+    (re.compile(r"Loading model weights took (\S+) GB\b"), (("weights_loaded_gib", fixed_signed),)),
     (
-        re.compile(r"Available KV cache memory: (-?[\d.]+) GiB|Auto set \((-?[\d.]+)/[\d.]+\) GiB for KV cache"),
-        (("available_kv_cache_memory_gib", float),),
-    ),
-    (
-        re.compile(r"(\b[A-Z]+(?: \+ host)?) KV cache size: (" + _NUM + r") tokens"),
-        (("kv_cache_device", str), ("kv_cache_size_tokens", _int)),
+        re.compile(r"Available KV cache memory: (\S+) GiB|Auto set \(([^\s/]+)/[^\s)]+\) GiB for KV cache"),
+        (("available_kv_cache_memory_gib", fixed_signed),),
     ),
     (
-        re.compile(r"Maximum concurrency for (" + _NUM + r") tokens per request: ([\d.]+)x"),
-        (("max_concurrency_at_len_tokens", _int), ("max_concurrency_requests", float)),
+        re.compile(r"(\b[A-Z]+(?: \+ host)?) KV cache size: (\S+) tokens"),
+        (("kv_cache_device", str), ("kv_cache_size_tokens", count)),
+    ),
+    (
+        re.compile(r"Maximum concurrency for (\S+) tokens per request: (\S+?)x(?=[\s,.]|$)"),
+        (("max_concurrency_at_len_tokens", count), ("max_concurrency_requests", fixed)),
     ),
     (re.compile(r"estimated maximum model length is (\d+)"), (("estimated_max_model_len_tokens", int),)),
     (
@@ -184,12 +212,12 @@ _LAST: tuple[LineFact, ...] = (
     ),
     (
         re.compile(r"maximum number of tokens that can be stored in KV cache \((" + _NUM + r")\)"),
-        (("kv_cache_size_tokens", _int),),
+        (("kv_cache_size_tokens", count),),
     ),
 )
+_WEIGHTS: tuple[LineFact, ...] = ((re.compile(r"Loading weights took (\S+) seconds"), (("weights_load_s", fixed),)),)
 _RE_ARCH = re.compile(r"Resolved architecture: (\w+)")
 _RE_MAX_LEN = re.compile(r"Using max model len (\d+)")
-_RE_WEIGHTS = re.compile(r"Loading weights took ([\d.]+) seconds")
 _RE_SPEC_NONE = re.compile(r"speculative_config=None")
 _RE_V0_MAX_SEQ = re.compile(r"\bmax_seq_len=(\d+)")
 _RE_DP_RANK = re.compile(r"EngineCore_DP(\d+)")
@@ -227,7 +255,8 @@ class VllmLogFacts(BaseModel):
     False when a line says the engine runs without speculation, None when the log does not say (a log cut after the
     start, a build that does not print it: never False for silence).
     ``stats``, ``block_size_tokens``, ``mamba_cache_mode``, ``hybrid_kv``, ``gpu_blocks``: see
-    :func:`parse_log_stats`.
+    :func:`parse_log_stats`. ``unreadable_lines``: ``LOG_LINE_UNREADABLE`` per start-up line whose figure is not
+    printed vLLM's way (an exponent, ``1.2.3``): that line gives no fact.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -264,6 +293,7 @@ class VllmLogFacts(BaseModel):
     hybrid_kv: bool | None = None
     gpu_blocks: int | None = None
     stats: list[StatsSample] = Field(default_factory=list)
+    unreadable_lines: list[str] = Field(default_factory=list)
 
 
 def _apply_args_and_stats(facts: VllmLogFacts, lines: list[str]) -> None:
@@ -280,9 +310,25 @@ def _apply_args_and_stats(facts: VllmLogFacts, lines: list[str]) -> None:
         if isinstance(dp, int) and not isinstance(dp, bool) and dp >= 1:
             facts.data_parallel_size = dp
     for key, value in parse_log_stats(lines).items():  # stats time series and KV block layout
+        if key == "unreadable_lines":  # beside the start-up lines', in line order
+            value = sorted([*facts.unreadable_lines, *value], key=unreadable_line_number)
         setattr(facts, key, value)
     if facts.block_size_tokens is None and isinstance(args.get("block_size"), int):
         facts.block_size_tokens = args["block_size"]
+
+
+def _read_figures(facts: VllmLogFacts, line: str, number: int) -> None:
+    """The start-up figures of ``line`` (:data:`_LAST`, :data:`_WEIGHTS`) into ``facts``; a figure not printed vLLM's
+    way gives the line no fact and is named (``unreadable_lines``)."""
+    try:
+        values, weights = line_facts(_LAST, line), line_facts(_WEIGHTS, line)
+    except ValueError as exc:
+        facts.unreadable_lines.append(line_unreadable(number, exc))
+        return
+    for key, value in values.items():
+        setattr(facts, key, value)
+    if "weights_load_s" in weights:
+        facts.weights_load_s.append(weights["weights_load_s"])
 
 
 def read_facts(lines: Sequence[str]) -> VllmLogFacts:
@@ -305,10 +351,7 @@ def read_facts(lines: Sequence[str]) -> VllmLogFacts:
             if m := _RE_DRAFTER_KIND.search(line):
                 facts.drafter_loaded = True
                 facts.drafter_kind = m.group(1).lower()
-            if m := _RE_WEIGHTS.search(line):
-                facts.weights_load_s.append(float(m.group(1)))
-            for key, value in line_facts(_LAST, line).items():
-                setattr(facts, key, value)
+            _read_figures(facts, line, number)
             if m := RE_SPEC_REPR.search(line):
                 spec_from_engine = spec_from_repr(m)
                 spec_engine_seen = "SpeculativeConfig repr"
