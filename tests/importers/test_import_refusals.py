@@ -392,3 +392,18 @@ def test_a_key_written_twice_is_refused_by_name_and_nothing_is_written(layout, t
     )
     assert "fix: pass the file the tool saved, unchanged (a hand edit or two files joined is the usual cause)" in err
     assert not run.exists()
+
+
+def test_a_folder_of_other_files_is_not_told_to_be_resumed(tmp_path, capsys, monkeypatch):
+    # attack53: `import F --out DIR` (DIR holding notes.txt, no run) said "fix: resume it with `specscope bench
+    # --resume DIR`", which refuses a folder with no manifest; the fix is another --out, and DIR is left as it was
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    src = IMPORTS / "vllm_base_r0.json"
+    code, _, err = cli(["import", src, "--config", "base", "--out", folder], capsys, monkeypatch, tmp_path)
+    assert code == 2, err
+    assert f"error: run folder {folder} already exists and is not empty; found: ['notes.txt']; " in err
+    assert "fix: choose another --out: a new or empty folder (this one holds files that are not a run" in err
+    assert "--resume" not in err
+    assert [p.name for p in folder.iterdir()] == ["notes.txt"]
