@@ -68,7 +68,8 @@ test-slow: setup-test
 	bash scripts/vllm_cpu/ci.sh
 
 # Fuzz every parsing boundary (tests/fuzz/boundaries.py: SSE events, per-request metrics, /metrics text, log lines,
-# workload rows, run-folder rows, CLI arguments, checkpoint JSON/headers) with N seeded cases each; CI runs the
+# workload rows, run-folder rows, CLI arguments, checkpoint JSON/headers, server answers, GGUF headers, other tools'
+# result files) with N seeded cases each; CI runs the
 # default, nightly `make fuzz N=100000`. A failing case is saved to tests/fuzz/corpus/ (replayed by make test).
 N ?= 10000
 fuzz: setup-test

@@ -104,3 +104,27 @@ def test_utf16_text_is_named_by_its_byte_order_mark(tmp_path, encoding):
         f"not UTF-8 text (byte {exc.start}): UTF-16, by its byte-order mark {head} (iconv -f UTF-16 -t UTF-8)"
     )
     assert head in ("FF FE", "FE FF")
+
+
+def test_a_gzip_file_given_to_a_reader_of_text_is_named_gzip_with_gunzip_as_the_fix(tmp_path):
+    """attack53: `specscope import RESULT.json` of a gzip-compressed file said "not UTF-8 text (byte 1: 0x8B, '\\x8b'
+    in Latin-1, as Excel and other Windows tools save text)" and the fix `iconv -f latin1 -t utf-8 ...`, which writes
+    garbage. A reader that takes no gzip names it by its magic bytes, and the fix decompresses it."""
+    import gzip
+
+    from specscope.errors import ConfigError
+    from specscope.readfile import FileKind, read_user_file
+
+    path = tmp_path / "result.json"
+    path.write_bytes(gzip.compress(b'{"completed": 4}'))
+    kind = FileKind("the result file", expected="a JSON file", fix="pass the file", limit_fix="smaller")
+    with pytest.raises(ConfigError) as info:
+        read_user_file(path, kind, 1000, text=True)
+    assert info.value.found == f"{path}: not UTF-8 text (byte 1): gzip-compressed, by its magic bytes 1F 8B (gunzip it)"
+    unzipped = tmp_path / "result.unzipped.json"
+    assert info.value.fix == f"decompress it and pass the new file: gunzip -c {path} > {unzipped}"
+    named = tmp_path / "result.json.gz"
+    named.write_bytes(path.read_bytes())
+    with pytest.raises(ConfigError) as info:
+        read_user_file(named, kind, 1000, text=True)
+    assert info.value.fix == f"decompress it and pass the new file: gunzip -c {named} > {path}"

@@ -54,6 +54,7 @@ __all__ = [
     "read_user_bytes_and_text",
     "read_user_file",
     "gunzip_limited",
+    "GZIP_MAGIC",
     "read_text_limited",
     "read_text_maybe_gzip",
     "split_lines",
@@ -168,6 +169,10 @@ def read_text_maybe_gzip(path: str | os.PathLike[str], max_bytes: int) -> str:
     return gunzip_limited(read_limited(p, max_bytes), p, max_bytes).decode("utf-8-sig")
 
 
+#: the first two bytes of every gzip stream (RFC 1952)
+GZIP_MAGIC = b"\x1f\x8b"
+
+
 def gunzip_limited(data: bytes, path: Path, max_bytes: int) -> bytes:
     """``data`` (the bytes of ``path``) gunzipped when it starts with gzip's magic bytes (``1f 8b``, RFC 1952), else
     as it is; decompression stops one byte past ``max_bytes`` (a gzip bomb costs at most ``max_bytes + 1`` bytes).
@@ -175,7 +180,7 @@ def gunzip_limited(data: bytes, path: Path, max_bytes: int) -> bytes:
     Raises:
         DamagedGzip: a truncated or corrupt gzip stream. FileTooLarge: more than ``max_bytes`` decompressed.
     """
-    if data[:2] != b"\x1f\x8b":
+    if data[:2] != GZIP_MAGIC:
         return data
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
@@ -219,11 +224,19 @@ def _legacy_encoding(exc: UnicodeDecodeError) -> str | None:
     return "cp1252"
 
 
+def _gzipped(exc: UnicodeDecodeError) -> bool:
+    """Whether the undecodable text is a gzip stream (its magic bytes ``1f 8b``, RFC 1952, at its start), which a
+    reader that takes no gzip was given: it read as Latin-1 text, and the fix said iconv (attack53)."""
+    return exc.start < 2 and bytes(exc.object[:2]) == GZIP_MAGIC
+
+
 def not_utf8_text(exc: UnicodeDecodeError) -> str:
     """The words of text that is not UTF-8, by byte offset, with its likely encoding and the conversion:
     ``not UTF-8 text (byte 30: 0xE9, 'é' in CP1252 / Latin-1, as Excel saves a CSV) (iconv -f cp1252 -t utf-8)``;
     UTF-16 by its byte-order mark (both were "not UTF-8 text (byte N)" alone)."""
     where = f"byte {exc.start}"
+    if _gzipped(exc):
+        return f"not UTF-8 text ({where}): gzip-compressed, by its magic bytes 1F 8B (gunzip it)"
     encoding = _legacy_encoding(exc)
     if encoding is None:
         return f"not UTF-8 text ({where})"
@@ -242,6 +255,10 @@ def not_utf8_text(exc: UnicodeDecodeError) -> str:
 def utf8_conversion(exc: UnicodeDecodeError, path: Path) -> str | None:
     """The command that writes ``path`` as UTF-8 beside it (``iconv -f cp1252 -t utf-8 F.csv > F.utf8.csv``; a
     ``.gz`` file through ``gunzip -c``), for the fix of a file that is not UTF-8; None when no encoding is named."""
+    if _gzipped(exc):
+        plain = path.with_name(path.name.removesuffix(".gz")) if path.name.endswith(".gz") else path
+        out = plain if plain != path else path.with_name(f"{path.stem}.unzipped{path.suffix}")
+        return f"decompress it and pass the new file: gunzip -c {shlex.quote(str(path))} > {shlex.quote(str(out))}"
     encoding = _legacy_encoding(exc)
     if encoding is None:
         return None

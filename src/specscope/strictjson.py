@@ -24,14 +24,34 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["dumps_strict", "loads", "lone_surrogate", "NON_FINITE_KEY", "finite_or_none"]
+__all__ = ["dumps_strict", "loads", "lone_surrogate", "NON_FINITE_KEY", "finite_or_none", "DuplicateKey"]
 
 
-def loads(text: str | bytes) -> Any:
+class DuplicateKey(Exception):
+    """An object of ``loads(..., unique_keys=True)`` that holds ``key`` twice (``first``, then ``again``): Python keeps
+    the last silently, so a hand-edited or joined file read one value of two. Not a ``ValueError``: the text is
+    JSON, and a caller that tries another reading on malformed JSON must not take it for that."""
+
+    def __init__(self, key: str, first: Any, again: Any) -> None:
+        super().__init__(f"key {key!r} twice")
+        self.key, self.first, self.again = key, first, again
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(key, out[key], value)
+        out[key] = value
+    return out
+
+
+def loads(text: str | bytes, *, unique_keys: bool = False) -> Any:
     """``json.loads(text)``; nesting past the parser's depth ("nested too deep") and an integer of more digits than
-    Python converts ("an integer of too many digits") are a ``json.JSONDecodeError`` like any malformed JSON."""
+    Python converts ("an integer of too many digits") are a ``json.JSONDecodeError`` like any malformed JSON. With
+    ``unique_keys`` an object holding a key twice raises :class:`DuplicateKey` (its first and its second value)."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique) if unique_keys else json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise
     except (RecursionError, ValueError) as exc:

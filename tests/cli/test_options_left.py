@@ -128,14 +128,27 @@ def test_an_empty_audit_target_or_revision_is_refused_by_name(argv, words, tmp_p
     assert code == 2 and words in one_error(err), err
 
 
-@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0"])
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0", "1e-320"])
 def test_a_measured_rate_that_is_not_one_is_named(value, tmp_path, capsys, monkeypatch):
     argv = ["predict", f"--measured={value}", "--bytes-per-step", "17GB", "--bandwidth", "1TB/s"]
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
     line = one_error(err)
-    assert code == 2 and "--measured must be a finite number > 0" in line and f"found: --measured {value}" in line
+    shown = f"{float(value):g}"  # 1e-320, a subnormal: 9.99989e-321 (was exit 3, a division by zero: attack53)
+    assert code == 2 and "--measured must be a finite number >= 0.001" in line and f"found: --measured {shown}" in line
     assert "should be >= 0" not in err and "greater than or equal" not in err
-    assert (f"({value} is not a number of tokens/s)" in line) == (value in ("nan", "inf"))
+    assert (f"({shown} is not a number of tokens/s)" in line) == (value in ("nan", "inf", "1e-320"))
+
+
+@pytest.mark.parametrize("option", ["--compare", "--fit-k"])
+def test_a_subnormal_rate_by_k_is_refused_not_an_infinite_error(option, tmp_path, capsys, monkeypatch):
+    # attack53: `predict ... --measured 1e-320` was exit 3 (ZeroDivisionError: the effective bandwidth underflowed to
+    # 0); `--compare 1=1e-320` printed an error of +inf% and --fit-k 1=1e-320 a fit on a rate of 0.00. Every rate a
+    # user states is at least 0.001 tok/s (predict_calibrate.MIN_DECODE_TOK_S)
+    argv = ["predict", "--bytes-per-step", "1GB", "--bandwidth", "3TB/s", "--per-position", "0.8,0.6", "--measured"]
+    code, out, err = cli([*argv, "100", option, "1=1e-320"], capsys, monkeypatch, tmp_path)
+    line = one_error(err)
+    assert code == 2 and not out and f"{option} takes measured tok/s by draft length k; found: 1=1e-320" in line
+    assert "each rate at least 0.001 and at most 10,000,000 (outside that it is a typo)" in line
 
 
 @pytest.mark.parametrize("command", [["report", "{run}"], ["advise", "{run}", "--mix", "prose=1"]])

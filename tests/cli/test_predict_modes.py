@@ -42,7 +42,7 @@ def test_run_options_without_run_are_refused(extra, named, tmp_path, capsys, mon
 
 def test_measured_zero_is_refused(tmp_path, capsys, monkeypatch):
     code, out, err = cli(["predict", *ROOF, "--measured", "0"], capsys, monkeypatch, tmp_path)
-    assert code == 2 and "--measured must be a finite number > 0" in err and not out
+    assert code == 2 and "--measured must be a finite number >= 0.001" in err and not out
 
 
 def test_bytes_per_step_with_checkpoint_says_which_wins(tmp_path, capsys, monkeypatch):

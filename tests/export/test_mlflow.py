@@ -215,3 +215,21 @@ def test_a_tracking_store_in_the_run_folder_is_refused_and_the_run_untouched(whe
     assert "error: --tracking-uri would write into what this command reads; found: " in err
     assert f"inside {run}" in err or f"the run folder {run}" in err
     assert sorted(p.name for p in run.iterdir()) == before
+
+
+@pytest.mark.parametrize("store", ["/dev/null", "a-file", "a-file/sub"])
+def test_a_file_uri_of_no_folder_is_refused_by_name(store, tmp_path, capsys, monkeypatch):
+    """attack53: `export RUN --to mlflow --tracking-uri file:///dev/null` was exit 3 (NotADirectoryError: MLflow's
+    file store making '/dev/null/.trash'); so was a file: URI of a regular file or a path under one. Now exit 2 naming
+    the store and the system's words, nothing written."""
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    run = _run(tmp_path, capsys, monkeypatch)
+    (tmp_path / "a-file").write_text("x")
+    path = Path(store) if store.startswith("/") else tmp_path / store
+    uri = "file://" + str(path)
+    code, _, err = cli(["export", run, "--to", "mlflow", "--tracking-uri", uri], capsys, monkeypatch, tmp_path)
+    assert code == 2, err
+    assert f"error: --tracking-uri names a store MLflow cannot write; found: {uri}: Not a directory" in err
+    fix = f"fix: pass --tracking-uri of a folder you can write, e.g. --tracking-uri {(tmp_path / 'mlruns').as_uri()}"
+    assert fix in err, err
+    assert (tmp_path / "a-file").read_text() == "x"

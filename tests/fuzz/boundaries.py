@@ -847,6 +847,139 @@ def check_gguf(case: bytes) -> None:
     _guard(lambda: read_gguf(path))
 
 
+# -- 10. other tools' result files (importers/shapes.py: specscope import; attack53) --------------------------------
+_RESULT_SEEDS = [
+    "vllm_mtp_r0.json",
+    "vllm_cpu_mtp_r0.json",
+    "sglang_eagle.jsonl",
+    "sglang_2024_num_prompts_inf.jsonl",
+    "aiperf_spec_decode_r0.json",
+    "aiperf_0.10.0_chatbot_c4.json",
+    "aiperf_0.1.1_fixed_schedule.json",
+    "guidellm_legacy_spec_r0.json",
+    "guidellm_spec_r0.json",
+    "aiperf_records/profile_export.jsonl",
+]
+_SEED_DOCS: dict[str, list[Any]] = {}
+
+
+def _seed_docs(name: str) -> list[Any]:
+    """The documents of the tests/data/imports file ``name`` (one, or one per JSON line), read once per process."""
+    if name not in _SEED_DOCS:
+        text = (Path(__file__).resolve().parent.parent / "data" / "imports" / name).read_text()
+        try:
+            _SEED_DOCS[name] = [json.loads(text)]
+        except ValueError:
+            _SEED_DOCS[name] = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return _SEED_DOCS[name]
+
+
+def _leaf_paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [path] if path else []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += _leaf_paths(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value[:3]):
+            out += _leaf_paths(v, (*path, i))
+    return out
+
+
+def _dump_raw(value: Any) -> str:
+    """``value`` as JSON text; a ``_Raw`` leaf is written as its text (NaN, 1e400, a second key of one object)."""
+    if isinstance(value, _Raw):
+        return value.text
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{json.dumps(k)}:{_dump_raw(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_dump_raw(v) for v in value) + "]"
+    return json.dumps(value)
+
+
+@dataclass
+class _Raw:
+    text: str
+
+
+def make_result_file(rnd: random.Random) -> bytes:
+    """A result file of tests/data/imports (vLLM, SGLang, AIPerf, GuideLLM) with 1-3 fields of one record set to
+    any JSON (huge, non-finite, of another type, nested deep), removed, or written twice; then mutated byte-wise."""
+    import copy
+
+    name = rnd.choice(_RESULT_SEEDS)
+    docs = copy.deepcopy(_seed_docs(name))
+    doc_i = rnd.randrange(len(docs))
+    for _ in range(rnd.randrange(1, 4)):
+        paths = _leaf_paths(docs[doc_i])
+        if not paths:
+            break
+        path = rnd.choice(paths)
+        parent: Any = docs[doc_i]
+        for key in path[:-1]:
+            parent = parent[key]
+        if isinstance(parent, _Raw):
+            continue
+        how = rnd.random()
+        if how < 0.1 and isinstance(parent, dict):
+            del parent[path[-1]]
+        elif how < 0.15 and isinstance(parent, dict):  # the key written twice in its object
+            key = path[-1]
+            parent[key] = _Raw(f"{_dump_raw(parent[key])},{json.dumps(key)}:{any_json(rnd)}")
+        else:
+            parent[path[-1]] = _Raw(any_json(rnd))
+    lines = [_dump_raw(d) for d in docs]
+    data = ("\n".join(lines) + "\n").encode()
+    if rnd.random() < 0.05:
+        data = b"\xef\xbb\xbf" + data
+    return _mutated(data, rnd, 0.2)
+
+
+class _Twice(Exception):
+    pass
+
+
+def _no_twice(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    if len({k for k, _ in pairs}) < len(pairs):
+        raise _Twice
+    return dict(pairs)
+
+
+def _duplicate_key(case: bytes) -> bool:
+    """Whether a document (or a JSON line) of ``case`` holds a key twice in one object (this check's own reading)."""
+    try:
+        text = case.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return False
+    for doc in [text, *text.splitlines()]:
+        try:
+            json.loads(doc, object_pairs_hook=_no_twice)
+        except _Twice:
+            return True
+        except (ValueError, RecursionError):
+            continue
+    return False
+
+
+def check_result_file(case: bytes) -> None:
+    from specscope.importers.shapes import read_records
+    from specscope.importers.write import _cells, _plan
+    from specscope.stats.cells import summarize_cell
+    from specscope.strictjson import dumps_strict
+
+    path = _tmpdir() / "result.json"
+    path.write_bytes(case)
+    records = _guard(lambda: read_records(path))
+    if not records:
+        return
+    if _duplicate_key(case):  # Python's reader keeps the last of two values silently: a misread, refused by name
+        raise Finding("uncaught", "a record holding a key twice was imported (no refusal)")
+    planned = _guard(lambda: _plan([], [(path, r) for r in records], "spec-k3", None, _tmpdir() / "run"))
+    cells = _guard(lambda: _cells(planned)) if planned else None
+    for cell in cells or ():
+        summary = _guard(lambda cell=cell: summarize_cell(cell), ())
+        strict_json(_guard(lambda summary=summary: dumps_strict(_asdict(summary), default=str), ()), "cell summary")
+
+
 BOUNDARIES: dict[str, Boundary] = {
     b.name: b
     for b in (
@@ -860,5 +993,6 @@ BOUNDARIES: dict[str, Boundary] = {
         Boundary("checkpoint_json_headers", make_checkpoint, check_checkpoint, owner="i27-checkpoints"),
         Boundary("server_answers", make_answer, check_answer, owner="i37-edges"),
         Boundary("gguf_headers", make_gguf, check_gguf, owner="i37-faults"),
+        Boundary("result_files", make_result_file, check_result_file, owner="i37-imports"),
     )
 }

@@ -28,6 +28,7 @@ SMOKE = [
     "cli_arguments",
     "checkpoint_json_headers",
     "gguf_headers",
+    "result_files",
 ]
 SMOKE_CASES = 150
 

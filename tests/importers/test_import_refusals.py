@@ -363,3 +363,47 @@ def test_a_run_folder_inside_another_run_is_refused_and_that_run_is_unchanged(tm
     assert code == 2, err
     assert f"error: cannot create the run folder {run / 'logs'}; found: inside the run folder {run}; " in err
     assert sorted(str(p.relative_to(run)) for p in run.rglob("*")) == before
+
+
+@pytest.mark.parametrize("layout", ["json", "jsonl"])
+def test_a_key_written_twice_is_refused_by_name_and_nothing_is_written(layout, tmp_path, capsys, monkeypatch):
+    # attack53: a vLLM file holding "completed" twice (4, then 999999: a hand edit, two files joined) was imported,
+    # exit 0, with Python's reader keeping the last value silently; an SGLang JSONL line the same. Now refused by
+    # name, with both values, exit 2, no run made
+    if layout == "json":
+        text = (IMPORTS / "vllm_mtp_r0.json").read_text().rstrip().removesuffix("}") + ', "completed": 999999}'
+        where, key, first = "the document", "completed", "4"
+    else:
+        lines = (IMPORTS / "sglang_eagle.jsonl").read_text().splitlines()
+        lines[1] = lines[1].rstrip().removesuffix("}") + ', "completed": 999999}'
+        text = "\n".join(lines) + "\n"
+        where, key, first = (
+            "line 2",
+            "completed",
+            str(json.loads(lines[1].split(', "completed": 999999')[0] + "}")["completed"]),
+        )
+    bad = tmp_path / f"bad.{layout}"
+    bad.write_text(text)
+    run = tmp_path / "run"
+    code, _, err = cli(["import", bad, "--config", "spec", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 2, err
+    assert (
+        f"error: {bad} holds a key twice in one object; found: {where}: '{key}' is {first}, then again 999999; " in err
+    )
+    assert "fix: pass the file the tool saved, unchanged (a hand edit or two files joined is the usual cause)" in err
+    assert not run.exists()
+
+
+def test_a_folder_of_other_files_is_not_told_to_be_resumed(tmp_path, capsys, monkeypatch):
+    # attack53: `import F --out DIR` (DIR holding notes.txt, no run) said "fix: resume it with `specscope bench
+    # --resume DIR`", which refuses a folder with no manifest; the fix is another --out, and DIR is left as it was
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    src = IMPORTS / "vllm_base_r0.json"
+    code, _, err = cli(["import", src, "--config", "base", "--out", folder], capsys, monkeypatch, tmp_path)
+    assert code == 2, err
+    assert f"error: run folder {folder} already exists and is not empty; found: ['notes.txt']; " in err
+    assert "fix: choose another --out: a new or empty folder (this one holds files that are not a run" in err
+    assert "--resume" not in err
+    assert [p.name for p in folder.iterdir()] == ["notes.txt"]

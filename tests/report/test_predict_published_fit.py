@@ -130,7 +130,7 @@ def test_the_overhead_predict_run_prints_is_the_run_less_input(tmp_path):
         (["--fit-k", "1:20"], "--fit-k takes measured tok/s by draft length k"),
         (["--compare", "0=20"], "--compare takes measured tok/s by draft length k"),
         (["--fit-k", "1=20,1=21"], "--fit-k takes measured tok/s by draft length k"),
-        (["--fit-k", "1=1e308,2=1e308"], "each rate > 0 and at most 10,000,000 (above that it is a typo)"),
+        (["--fit-k", "1=1e308,2=1e308"], "each rate at least 0.001 and at most 10,000,000 (outside that it is a typo)"),
     ],
 )
 def test_bad_calibration_is_exit_2_in_one_message(extra, message):

@@ -57,7 +57,12 @@ def test_not_a_run(tmp_path):
     (tmp_path / "x" / "junk").write_text("1")
     with pytest.raises(StoreError) as e2:
         create_run(tmp_path / "x", {})
-    assert "--resume" in e2.value.one_line()
+    # a folder of other files is no run to resume (attack53: `bench --resume` refuses it); a run's folder is
+    assert "--resume" not in e2.value.one_line() and "fix: choose another --out" in e2.value.one_line()
+    (tmp_path / "x" / "manifest.json").write_text("{}")
+    with pytest.raises(StoreError) as e3:
+        create_run(tmp_path / "x", {})
+    assert f"resume it with `specscope bench --resume {tmp_path / 'x'}`" in e3.value.one_line()
 
 
 def test_corrupt_database_is_a_store_error(tmp_path):

@@ -167,14 +167,18 @@ def _refuse_out_of_mode(run: Path | None, given: dict[str, object]) -> None:
         ConfigError: such an option is given.
     """
     from specscope.errors import ConfigError
+    from specscope.stats.predict_calibrate import MIN_DECODE_TOK_S
 
     measured = given.get("--measured")
-    if isinstance(measured, float) and not 0 < measured < float("inf"):  # nan was refused as "should be >= 0"
+    # nan was refused as "should be >= 0"; a subnormal (1e-320) was a division by zero, exit 3 (attack53); a rate
+    # above the roofline is refused below, naming the roofline
+    if isinstance(measured, float) and not MIN_DECODE_TOK_S <= measured < float("inf"):
         odd = "" if measured <= 0 else f" ({measured:g} is not a number of tokens/s)"
         raise ConfigError(
-            "--measured must be a finite number > 0" + odd,
+            f"--measured must be a finite number >= {MIN_DECODE_TOK_S:g}" + odd,
             found=f"--measured {measured:g}",
-            expected="a measured no-draft decode rate in tokens/s, > 0, e.g. --measured 12.5",
+            expected=f"a measured no-draft decode rate in tokens/s, at least {MIN_DECODE_TOK_S:g}, e.g. --measured "
+            "12.5",
             fix="pass the no-draft tok/s you measured, or leave --measured out",
         )
     if run is not None:

@@ -217,10 +217,27 @@ def export_mlflow(doc: Mapping[str, Any], html: str, run_path: Path, tracking_ur
     """Log the report document ``doc`` (its JSON form) and its ``html`` page as one MLflow run (module docstring).
 
     Raises:
-        ConfigError: MLflow is not installed; the tracking server does not answer its first request.
+        ConfigError: MLflow is not installed; the tracking server does not answer its first request; a local store
+            that cannot be made or written (a file: URI of a device, a file, a folder without write permission).
     """
     uri = tracking_uri or default_tracking_uri()
     _refuse_a_store_in_the_run(uri, run_path)
+    try:
+        return _export(doc, html, run_path, uri)
+    except OSError as exc:  # a local store MLflow cannot make or write: file:///dev/null was exit 3 (attack53)
+        raise ConfigError(
+            "--tracking-uri names a store MLflow cannot write",
+            found=f"{uri}: {exc.strerror or type(exc).__name__}"
+            + (f" ({exc.filename})" if isinstance(exc.filename, str) else ""),
+            expected="a folder MLflow can create or write (file:///ABS/PATH), or http(s)://HOST:PORT of an MLflow "
+            "server",
+            fix=f"pass --tracking-uri of a folder you can write, e.g. --tracking-uri "
+            f"{(run_path.resolve().parent / 'mlruns').as_uri()}",
+        ) from None
+
+
+def _export(doc: Mapping[str, Any], html: str, run_path: Path, uri: str) -> MlflowExport:
+    """:func:`export_mlflow`'s exchange with MLflow's client at ``uri``; an ``OSError`` of a local store rises."""
     client = _client(uri)
     from mlflow.exceptions import MlflowException
 

@@ -163,9 +163,27 @@ def _refuse_surrogate(path: Path, doc: Any, where: str) -> Any:
     return doc
 
 
+def _twice(path: Path, where: str, exc: strictjson.DuplicateKey) -> ConfigError:
+    """The refusal of a document holding a key twice: Python's reader keeps the last value, silently (attack53)."""
+    return ConfigError(
+        f"{path} holds a key twice in one object",
+        found=f"{where}: {exc.key!r} is {spelled(exc.first)}, then again {spelled(exc.again)}",
+        expected="each key once per object, as the tool's JSON writer saves it",
+        fix="pass the file the tool saved, unchanged (a hand edit or two files joined is the usual cause); nothing "
+        "was written",
+    )
+
+
 def _documents(path: Path, text: str) -> list[Any]:
     try:
-        doc = strictjson.loads(text)
+        doc = strictjson.loads(text, unique_keys=True)
+    except strictjson.DuplicateKey as exc:
+        try:  # one document (else JSON lines: each line is read, and refused, below)
+            strictjson.loads(text)
+        except ValueError:
+            pass
+        else:
+            raise _twice(path, "the document", exc) from None
     except ValueError:
         pass
     else:
@@ -175,7 +193,9 @@ def _documents(path: Path, text: str) -> list[Any]:
         if not line.strip():
             continue
         try:
-            docs.append(_refuse_surrogate(path, strictjson.loads(line), f"line {i}"))
+            docs.append(_refuse_surrogate(path, strictjson.loads(line, unique_keys=True), f"line {i}"))
+        except strictjson.DuplicateKey as exc:
+            raise _twice(path, f"line {i}", exc) from None
         except json.JSONDecodeError as exc:
             raise _unknown(path, f"line {i} is not JSON ({exc.msg}){_not_json(text)}") from None
     if not docs:
@@ -189,7 +209,8 @@ def read_records(path: Path) -> list[Imported]:
 
     Raises:
         ConfigError: the file cannot be read, is not JSON, holds a document of no known shape (naming them), or a
-            total or load that is not what its field means (NaN, a string, a fraction of a request: naming it).
+            total or load that is not what its field means (NaN, a string, a fraction of a request: naming it), or
+            an object holding a key twice (naming it and both values).
     """
     data, text = read_user_bytes_and_text(path, _RESULT_FILE, MAX_RESULT_BYTES)
     sha = hashlib.sha256(data).hexdigest()

@@ -60,6 +60,14 @@ def _spell(rates: Mapping[int, float]) -> str:
 
 #: the largest single-stream decode rate a k=rate entry may state (tokens/s): 1e308 made every figure a 300-digit number
 MAX_DECODE_TOK_S = 1e7
+#: the smallest decode rate a user may state (tokens/s, one token in 1,000 s): --measured 1e-320 (a subnormal) made the
+#: effective bandwidth 0 and the speedup a division by zero, exit 3; --compare 1=1e-320 an error of +inf% (attack53)
+MIN_DECODE_TOK_S = 1e-3
+
+
+def is_decode_rate(rate: float) -> bool:
+    """Whether ``rate`` (tokens/s, one stream) is one a user may state: within [MIN_DECODE_TOK_S, MAX_DECODE_TOK_S]."""
+    return MIN_DECODE_TOK_S <= rate <= MAX_DECODE_TOK_S
 
 
 def parse_k_rates(text: str | None, option: str) -> dict[int, float]:
@@ -68,7 +76,8 @@ def parse_k_rates(text: str | None, option: str) -> dict[int, float]:
     ``None`` or empty -> ``{}``.
 
     Raises:
-        ConfigError: an entry that is not ``k=rate`` with k a whole number >= 1 and rate > 0, or a k given twice.
+        ConfigError: an entry that is not ``k=rate`` with k a whole number >= 1 and a rate :func:`is_decode_rate`
+            takes, or a k given twice.
     """
     out: dict[int, float] = {}
     for part in csv_items(text, option, "1=20.00,2=26.48") if text else ():
@@ -77,12 +86,12 @@ def parse_k_rates(text: str | None, option: str) -> dict[int, float]:
             k, rate = int(k_text), float(rate_text)
         except ValueError:
             k, rate = 0, 0.0
-        if not sep or k < 1 or not 0 < rate <= MAX_DECODE_TOK_S or k in out:
+        if not sep or k < 1 or not is_decode_rate(rate) or k in out:
             raise ConfigError(
                 f"{option} takes measured tok/s by draft length k",
                 found=text,
-                expected=f"comma-separated k=tok/s, each k a whole number >= 1 once, each rate > 0 and at most "
-                f"{MAX_DECODE_TOK_S:,.0f} (above that it is a typo)",
+                expected=f"comma-separated k=tok/s, each k a whole number >= 1 once, each rate at least "
+                f"{MIN_DECODE_TOK_S:g} and at most {MAX_DECODE_TOK_S:,.0f} (outside that it is a typo)",
                 fix=f"e.g. {option} 1=20.00,2=26.48",
             )
         out[k] = rate

@@ -439,11 +439,17 @@ def create_run(path: Path, manifest: dict[str, Any], *, unique: bool = False) ->
 
 
 def _not_empty(path: Path) -> StoreError:
+    """The refusal of a folder that holds files; resuming is the fix only for a run (a folder of other files, or
+    /proc/self, was told `bench --resume`, which refuses a folder with no manifest: attack53)."""
+    if (path / MANIFEST_NAME).exists():
+        fix = f"resume it with `specscope bench --resume {path}` or choose another --out"
+    else:
+        fix = "choose another --out: a new or empty folder (this one holds files that are not a run; none is changed)"
     return StoreError(
         f"run folder {path} already exists and is not empty",
         found=sorted(p.name for p in path.iterdir())[:5],
         expected="a new or empty folder",
-        fix=f"resume it with `specscope bench --resume {path}` or choose another --out",
+        fix=fix,
     )
 
 

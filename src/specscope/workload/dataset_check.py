@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO
 
 from specscope.errors import ConfigError
-from specscope.readfile import NotRegularFile, not_utf8_text, open_regular_fd
+from specscope.readfile import GZIP_MAGIC, NotRegularFile, not_utf8_text, open_regular_fd
 
 __all__ = ["DATASET_MAX_BYTES", "LINE_MAX_BYTES", "check_json_file", "check_regular"]
 
@@ -129,7 +129,7 @@ def check_json_file(path: Path, label: str) -> None:
     except OSError as exc:
         raise _refuse(label, path, exc.strerror or str(exc), "a readable file") from None
     with os.fdopen(fd, "rb") as raw:
-        gzipped = raw.peek(2)[:2] == b"\x1f\x8b"
+        gzipped = raw.peek(2)[:2] == GZIP_MAGIC
         try:
             if gzipped:
                 with gzip.GzipFile(fileobj=raw) as gz:
