@@ -248,17 +248,19 @@ class BenchOptions(BaseModel):
         return v
 
 
-# The named profiles. ``quick`` is the README's first command: the whole embedded matrix (base, ngram, draft and the
-# A/A control x prose, code, edit x N=1,2 x 2 rounds, 48 tokens: 48 cells) in about 5 minutes on a 2-core machine.
-# Its edit cells are prefill-bound: SmolLM2-135M on one llama.cpp thread prefills ~110 tokens/s, an edit prompt is
-# ~900 tokens (7-8 s per stream, twice that for draft, whose draft model prefills it too), decode of 48 tokens ~1.5 s
-# (measured 2026-12-01, run folders of `make bench` at load 2-4: edit cells 227 s of 487 s, their full-shape
-# warm-ups another 132 s, now short after a server's first edit cell: specscope.bench.cell.run_cells). So the quick
-# profile sends the 4 shortest edit modules (54-58 lines, ~1,900 prompt characters against ~2,700 for the 4 it took
-# from the whole pack: 3,688 prompt tokens per config over its 4 edit cells against 5,096, 28 % fewer; 4 = the
-# prompts 2 rounds at N=1,2 use), and a server's first edit cell is warmed up with the 5th-shortest module
-# (specscope.bench.workloads); n-gram still copies them (the edit win shows in the acceptance and decode columns).
-# ``card`` is the seed card's shape (ten levels, six repeats, 512 tokens, every edit module).
+# The named profiles. ``quick`` is the README's first command: base, ngram-k8, draft and the A/A control x prose, code,
+# repeat x N=1 x 4 rounds, 48 tokens: 48 cells in about 2 minutes on a quiet 2-core machine (1 min 53 s and 2 min 4 s,
+# 2026-12-07), with one win: n-gram drafting at k = 8 on ``repeat`` (every draft accepted) was ``faster`` in both
+# runs, 1.25x [1.11x, 1.39x] and 1.23x [1.07x, 1.41x]. Why this shape (benchmarks/RESULTS.md, "A workload where
+# n-gram drafting wins on the embedded engine?"): a one-request cell at N=1 moves by 5-10 % between rounds, and a
+# workload's first round is often a cold start that is left out, so a verdict needs 4 rounds to keep 3 paired ones;
+# 4 rounds at N=1,2 took 4 min. ``ngram-k8`` rather than llama.cpp's own ngram-mod defaults (drafts of 48-64 tokens):
+# in a 48-token answer those draft once, and the same run gave 1.13x [0.75x, 1.70x], undetermined. ``edit`` is left
+# out: its ~600-token prompts make its cells prefill-bound on one llama.cpp thread (227 s of 487 s of an earlier quick
+# matrix), and nothing wins there; asked for with --workloads, the quick profile sends its 4 shortest modules (54-58
+# lines; 4 = the prompts 4 rounds at N=1 use) and warms a server's first edit cell up with the 5th-shortest
+# (specscope.bench.workloads). ``card`` is the seed card's shape (ten levels, six repeats, 512 tokens, prose, code and
+# every edit module).
 @dataclass(frozen=True)
 class RunOptions:
     """The bench options a stored run holds (manifest ``options``), as the report and the statistics read them
@@ -301,7 +303,15 @@ class RunOptions:
 
 
 PROFILES: dict[str, dict[str, Any]] = {
-    "quick": {"aa": True, "max_tokens": 48, "edit_shortest": 4},
+    "quick": {
+        "configs": ("base", "ngram-k8", "draft"),
+        "aa": True,
+        "max_tokens": 48,
+        "edit_shortest": 4,
+        "workloads": ("prose", "code", "repeat"),
+        "levels": (1,),
+        "repeats": 4,
+    },
     "card": {"levels": (1, 2, 4, 6, 8, 12, 16, 24, 32, 64), "repeats": 6, "max_tokens": 512, "temperature": 0.8},
 }
 

@@ -65,12 +65,16 @@ def test_blocks_plan_counterbalances_and_puts_sentinels_at_block_boundaries():
 
 def test_profile_and_bad_options():
     q = profile_options("quick")
-    assert (q.configs, q.workloads, q.levels, q.repeats) == (
-        ("base", "ngram", "draft"),
-        ("prose", "code", "edit"),
-        (1, 2),
-        2,
+    assert (q.configs, q.workloads, q.levels, q.repeats, q.max_tokens, q.aa) == (
+        ("base", "ngram-k8", "draft"),
+        ("prose", "code", "repeat"),
+        (1,),
+        4,
+        48,
+        True,
     )
+    card = profile_options("card")
+    assert (card.workloads, card.repeats) == (("prose", "code", "edit"), 6)
     assert profile_options("card").levels == (1, 2, 4, 6, 8, 12, 16, 24, 32, 64)
     with pytest.raises(ConfigError) as e:
         profile_options("quick", levels=(0,))

@@ -1,4 +1,5 @@
-"""The quick profile's shorter edit file set: the edit pack cut to its shortest modules (pure data)."""
+"""The quick profile's shorter edit file set when edit is asked for: the edit pack cut to its shortest modules (pure
+data)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ def chars(p) -> int:
 
 
 def test_quick_profile_sends_the_four_shortest_edit_modules_in_pack_order():
-    o = profile_options("quick")
-    assert (o.edit_shortest, o.max_tokens, o.aa, o.repeats, o.levels) == (4, 48, True, 2, (1, 2))
+    quick = profile_options("quick")
+    assert (quick.edit_shortest, quick.max_tokens, quick.aa, quick.repeats, quick.levels) == (4, 48, True, 4, (1,))
+    assert "edit" not in quick.workloads  # prefill-bound on the embedded engine: asked for with --workloads
+    o = profile_options("quick", workloads=("prose", "code", "edit"))
     prompts, warm = base_prompts(o, lambda w: pack_name(w, o.edit_form))
     edit = prompts["edit"]
     assert [p.prompt_id for p in edit] == [
@@ -41,7 +44,7 @@ def test_quick_profile_sends_the_four_shortest_edit_modules_in_pack_order():
 
 
 def test_the_cut_keeps_at_least_the_highest_level_and_card_keeps_every_module():
-    o = profile_options("quick", levels=(1, 2, 6))
+    o = profile_options("quick", levels=(1, 2, 6), workloads=("edit",))
     prompts, _ = base_prompts(o, lambda w: pack_name(w, o.edit_form))
     assert len(prompts["edit"]) == 6  # one distinct prompt per stream at N=6
     card = profile_options("card")

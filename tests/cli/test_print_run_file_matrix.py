@@ -12,8 +12,8 @@ from specscope.bench.spec import BENCH_SPEC
 from specscope.cli.vocab import key_aliases
 
 DEFAULT_MATRIX = (
-    'configs = [\n    "base",\n    "ngram",\n    "draft",\n]\n'
-    'workloads = [\n    "prose",\n    "code",\n    "edit",\n]\n'
+    'configs = [\n    "base",\n    "ngram-k8",\n    "draft",\n]\n'
+    'workloads = [\n    "prose",\n    "code",\n    "repeat",\n]\n'
 )
 
 
@@ -41,7 +41,7 @@ def test_defaults_print_configs_and_workloads_and_read_back_the_same(capsys, mon
     text = _printed([], capsys, monkeypatch, tmp_path)
     assert DEFAULT_MATRIX in text
     first, back = _matrix_of({}, tmp_path, text)
-    assert (back["configs"], back["workloads"]) == (["base", "ngram", "draft"], ["prose", "code", "edit"])
+    assert (back["configs"], back["workloads"]) == (["base", "ngram-k8", "draft"], ["prose", "code", "repeat"])
     assert back == first
     assert _printed(["--run-file", str(tmp_path / "printed.toml")], capsys, monkeypatch, tmp_path) == text
 

@@ -13,8 +13,8 @@ from specscope.errors import ConfigError
 from specscope.workload import PACK_NAMES, load_pack, pack_fingerprint, pack_form, pack_manifest
 
 
-def test_pack_names_are_exactly_the_four_packs():
-    assert PACK_NAMES == ("prose", "code", "edit", "edit-prefill")
+def test_pack_names_are_exactly_the_five_packs():
+    assert PACK_NAMES == ("prose", "code", "edit", "edit-prefill", "repeat")
 
 
 @pytest.mark.parametrize("name", PACK_NAMES)
@@ -72,6 +72,21 @@ def test_prose_prompt_shape():
     assert p.meta["form"] == "plain" and p.meta["seed"] == 0
 
 
+def test_repeat_prompt_shape():
+    """A title to write out 20 times, the answer pre-filled with its first two lines: text n-gram drafting finds."""
+    prompts = load_pack("repeat")
+    for p in prompts:
+        title = p.meta["title"]
+        assert p.first_user_text == (
+            f"{title}: write this title out 20 times, one per line, each line starting with a dash, and nothing else."
+        )
+        assert p.prefill == f"- {title}\n- {title}\n"
+        assert p.expected_output == f"- {title}\n" * 20
+        assert p.meta["form"] == "prefill"
+    assert {p.meta["title"] for p in prompts} == {p.meta["topic"] for p in load_pack("prose")}
+    assert pack_form("repeat") == "prefill"
+
+
 def test_code_prompt_shape():
     for p in load_pack("code"):
         text = p.first_user_text
@@ -108,7 +123,7 @@ def test_edit_prefill_is_the_fence_and_first_line_and_continues_to_the_answer():
 
 
 def test_pack_form_and_manifest_record_the_form():
-    assert [pack_form(n) for n in PACK_NAMES] == ["plain", "plain", "plain", "prefill"]
+    assert [pack_form(n) for n in PACK_NAMES] == ["plain", "plain", "plain", "prefill", "prefill"]
     m = pack_manifest("edit-prefill", seed=1, n=4)
     assert m == {
         "name": "edit-prefill",
@@ -126,7 +141,7 @@ def test_unknown_pack_name_lists_the_known_ones():
         load_pack("poetry")
     err = info.value
     assert err.found == "poetry"
-    assert err.expected == "one of prose, code, edit, edit-prefill"
+    assert err.expected == "one of prose, code, edit, edit-prefill, repeat"
     assert "poetry" in err.one_line()
     with pytest.raises(ConfigError):
         pack_form("Edit")

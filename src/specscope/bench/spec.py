@@ -307,7 +307,8 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "workloads",
         "matrix",
         "names",
-        "Workload packs: prose, code, edit, edit-prefill (edit with the answer's code fence pre-filled).",
+        "Workload packs: prose, code, edit, edit-prefill (edit with the answer's code fence pre-filled), repeat "
+        "(a line written out again and again: the best case of n-gram drafting).",
         "A,B",
         effective=lambda o: list(o.workloads),
     ),

@@ -1,11 +1,11 @@
-"""specscope.workload: the prompt packs (prose, code, edit, edit-prefill), request bodies, schedules.
+"""specscope.workload: the prompt packs (prose, code, edit, edit-prefill, repeat), request bodies, schedules.
 
 Depends on nothing of ours but :mod:`specscope.errors`.
 
 Public API::
 
     Prompt                                   frozen record of one prompt
-    PACK_NAMES                               ("prose", "code", "edit", "edit-prefill")
+    PACK_NAMES                               ("prose", "code", "edit", "edit-prefill", "repeat")
     load_pack(name, *, seed=0, n=64) -> list[Prompt]
     chat_request(prompt, *, model, max_tokens, temperature, server_kind="openai") -> dict
     schedule(prompts, n_streams, *, repeat, seed) -> list[Prompt]

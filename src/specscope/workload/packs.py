@@ -1,4 +1,4 @@
-"""The prompt packs: ``prose``, ``code``, ``edit`` and ``edit-prefill``, 64 prompts each.
+"""The prompt packs: ``prose``, ``code``, ``edit``, ``edit-prefill`` and ``repeat``, 64 prompts each.
 
 Shapes follow the seed card's workload table (seeds/000_bffdc31976a6d8af.txt, "The three workloads"):
 
@@ -10,7 +10,13 @@ Shapes follow the seed card's workload table (seeds/000_bffdc31976a6d8af.txt, "T
 * ``edit-prefill``: the same prompts, with the assistant answer pre-filled by the opening code fence
   and the module's first line (small models copy instead of rewriting; issue 2 saw n-gram acceptance
   on edit rise from 0.37 to 0.91 with vLLM and SmolLM2-135M). Each prompt's ``meta["form"]`` is
-  ``"prefill"``, and the pack name itself records the form in the run.
+  ``"prefill"``, and the pack name itself records the form in the run;
+* ``repeat``: one of the 64 story titles of ``prose`` to be written out line after line, the answer pre-filled with
+  its first two lines. The answer repeats text that is already in the context, so n-gram drafting guesses it: the
+  best case of speculation, every draft accepted (SmolLM2-135M on the embedded engine, 2026-12-07: 41 of 41 drafted
+  tokens accepted per 48-token answer). It stands for output that copies or templates (edits returned whole, quoted
+  passages, repeated records) and shows a measured win, and its ceiling, where decode is compute-bound
+  (benchmarks/RESULTS.md, "A workload where n-gram drafting wins on the embedded engine?").
 
 Every prompt's user message *starts* with its own topic, subject or file name, so no two prompts share
 a prefix (prefix caching must not flatter a cell); the tests hold the first 16 characters and the first
@@ -43,7 +49,9 @@ __all__ = [
 ]
 
 PACK_SIZE = 64
-PACK_NAMES: tuple[str, ...] = ("prose", "code", "edit", "edit-prefill")
+PACK_NAMES: tuple[str, ...] = ("prose", "code", "edit", "edit-prefill", "repeat")
+#: packs whose answers are pre-filled (the run records their form as ``"prefill"``)
+_PREFILLED = ("edit-prefill", "repeat")
 
 _PROSE_VOICES = (
     "in the past tense",
@@ -141,18 +149,39 @@ def _edit(index: int, seed: int, *, prefill: bool) -> Prompt:
     )
 
 
+REPEAT_LINES = 20  # lines the repeat prompt asks for: more than a 48-token answer holds (a title is ~8-14 tokens)
+
+
+def _repeat(index: int, seed: int) -> Prompt:
+    title = _data_list("prose_topics.json", "topics")[index]
+    text = (
+        f"{title}: write this title out {REPEAT_LINES} times, one per line, each line starting with a dash, and "
+        "nothing else."
+    )
+    line = f"- {title}\n"
+    return Prompt(
+        prompt_id=f"repeat-{index:03d}",
+        workload="repeat",
+        messages=[{"role": "user", "content": text}],
+        prefill=line * 2,
+        expected_output=line * REPEAT_LINES,
+        meta={"seed": seed, "index": index, "form": "prefill", "title": title},
+    )
+
+
 _BUILDERS: dict[str, Callable[[int, int], Prompt]] = {
     "prose": _prose,
     "code": _code,
     "edit": lambda i, s: _edit(i, s, prefill=False),
     "edit-prefill": lambda i, s: _edit(i, s, prefill=True),
+    "repeat": _repeat,
 }
 
 
 def pack_form(name: str) -> str:
-    """``"prefill"`` for ``edit-prefill``, ``"plain"`` for the other packs; ConfigError if unknown."""
+    """``"prefill"`` for ``edit-prefill`` and ``repeat``, ``"plain"`` for the other packs; ConfigError if unknown."""
     _check_name(name)
-    return "prefill" if name == "edit-prefill" else "plain"
+    return "prefill" if name in _PREFILLED else "plain"
 
 
 def _check_name(name: str) -> None:

@@ -19,15 +19,17 @@ class Prompt:
     Attributes:
         prompt_id: ``"<workload>-<corpus index, 3 digits>"``, e.g. ``"edit-017"``; stable for a corpus
             item across seeds (the seed changes order and variation, not which item an id names).
-        workload: the pack name (``prose``, ``code``, ``edit``, ``edit-prefill``).
+        workload: the pack name (``prose``, ``code``, ``edit``, ``edit-prefill``, ``repeat``).
         messages: OpenAI chat messages (``[{"role": "user", "content": ...}]``); treat as read-only,
             :func:`specscope.workload.chat_request` copies them. A row sent as recorded (AIPerf's AA-RWLT steps and
             mooncake_trace ``messages`` rows) keeps its messages verbatim: ``content`` may be null or a list of
             content parts, with ``tool_calls`` / ``tool_call_id`` / ``name`` (:func:`message_text` reads the text).
         prefill: text the assistant answer starts with (``edit-prefill``: the opening code fence and the
-            module's first line), sent as a final assistant message to be continued; ``None`` otherwise.
+            module's first line; ``repeat``: its first two lines), sent as a final assistant message to be
+            continued; ``None`` otherwise.
         expected_output: for ``edit`` and ``edit-prefill`` the exact renamed module (str, ends in
-            ``"\\n"``); ``None`` for packs without one right answer.
+            ``"\\n"``); for ``repeat`` its line written out as often as asked; ``None`` for packs without one right
+            answer.
         meta: pack details (seed, corpus index, form ``"plain"``/``"prefill"``, topic or rename, ...).
         follow_ups: the later user turns of a conversation (a dataset row with several turns), in order: turn
             k+1 is sent after the server's answer to turn k, with that answer in its history
