@@ -82,7 +82,7 @@ def test_repeat_prompt_shape():
         )
         assert p.prefill == f"- {title}\n- {title}\n"
         assert p.expected_output == f"- {title}\n" * 20
-        assert p.meta["form"] == "prefill"
+        assert (p.meta["form"], p.meta["max_tokens"]) == ("prefill", 128)  # its own answer length, as a file row's
     assert {p.meta["title"] for p in prompts} == {p.meta["topic"] for p in load_pack("prose")}
     assert pack_form("repeat") == "prefill"
 

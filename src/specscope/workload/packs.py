@@ -149,7 +149,11 @@ def _edit(index: int, seed: int, *, prefill: bool) -> Prompt:
     )
 
 
-REPEAT_LINES = 20  # lines the repeat prompt asks for: more than a 48-token answer holds (a title is ~8-14 tokens)
+REPEAT_LINES = 20  # lines the repeat prompt asks for (a title is ~8-14 tokens: more than REPEAT_MAX_TOKENS hold)
+#: the repeat pack's own answer length, sent as each prompt's max_tokens in place of --max-tokens (as a file row's own
+#: output length is): long enough that decode, which drafting shortens, outweighs the prompt's prefill, which it does
+#: not (48 tokens gave 1.05x-1.25x on the embedded engine, 2026-12-07, benchmarks/RESULTS.md)
+REPEAT_MAX_TOKENS = 128
 
 
 def _repeat(index: int, seed: int) -> Prompt:
@@ -165,7 +169,7 @@ def _repeat(index: int, seed: int) -> Prompt:
         messages=[{"role": "user", "content": text}],
         prefill=line * 2,
         expected_output=line * REPEAT_LINES,
-        meta={"seed": seed, "index": index, "form": "prefill", "title": title},
+        meta={"seed": seed, "index": index, "form": "prefill", "title": title, "max_tokens": REPEAT_MAX_TOKENS},
     )
 
 
