@@ -53,6 +53,7 @@ from specscope.store.schema import (
     json_default,
 )
 from specscope.store.schema import stream_from_json as _stream
+from specscope.textsafe import shell_word
 
 __all__ = [
     "MANIFEST_NAME",
@@ -443,7 +444,7 @@ def _not_empty(path: Path) -> StoreError:
         f"run folder {path} already exists and is not empty",
         found=sorted(p.name for p in path.iterdir())[:5],
         expected="a new or empty folder",
-        fix=f"resume it with `specscope bench --resume {path}` or choose another --out",
+        fix=f"resume it with `specscope bench --resume {shell_word(path)}` or choose another --out",
     )
 
 
@@ -474,7 +475,7 @@ def open_run(path: Path | str, *, writable: bool = False) -> Run:
             f"{path} is a gate run, not a bench run",
             found=f"{GATE_RESULT_NAME} and no {DB_NAME}",
             expected=f"a bench run folder ({MANIFEST_NAME} and {DB_NAME})",
-            fix=f"pass a folder from `specscope bench`; a gate run is read by `specscope report {path}`",
+            fix=f"pass a folder from `specscope bench`; a gate run is read by `specscope report {shell_word(path)}`",
         )
     if missing:
         odd = [n for n in missing if os.path.lexists(path / n)]  # a FIFO, device, socket, folder or dangling link
