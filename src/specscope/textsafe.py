@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
+import shlex
 import sys
 from collections.abc import Iterable, Iterator
 from typing import TextIO
 
 from specscope.redact import redact_text
 
-__all__ = ["clip", "clip_words", "escape_controls", "SafeStream", "StdoutClosed", "safe_output"]
+__all__ = ["clip", "clip_words", "escape_controls", "shell_word", "SafeStream", "StdoutClosed", "safe_output"]
 
 # C0 controls but tab and newline, DEL, C1 controls, the bidi embeddings / overrides / isolates, and lone UTF-16
 # surrogates (a JSON "\ud800" decodes to one; no UTF-8 stream can write it: exit 3 on bench --dry-run, attack50)
@@ -36,6 +38,12 @@ _ALLOWED = {False: None, True: re.compile(_SGR), "stderr": re.compile(f"{_SGR}|{
 
 #: the longest run of characters without a space that a text table shows whole (:func:`clip_words`)
 WORD_LIMIT = 200
+
+
+def shell_word(path: str | os.PathLike[str]) -> str:
+    """``path`` as one word of a command the user can paste into a shell (quoted when it holds a space, a quote or
+    another shell character): every ``specscope ...`` command specscope prints with a path in it uses this."""
+    return shlex.quote(os.fspath(path))
 
 
 def clip(text: str, limit: int, *, tail: int = 0) -> str:

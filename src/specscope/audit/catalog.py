@@ -9,13 +9,13 @@ worded for one case (``QUANT_CONFIG_MISMATCH/kv``); its finding's code is ``CODE
 
 from __future__ import annotations
 
-import shlex
 import tomllib
 from functools import cache
 from importlib import resources
 from typing import Any
 
 from specscope.audit.findings import Finding, Severity
+from specscope.textsafe import shell_word
 
 __all__ = ["finding_texts", "finding", "arg", "with_target"]
 
@@ -25,7 +25,7 @@ _TEMPLATES = ("message", "found", "expected", "consequence", "fix")  # the Findi
 
 def arg(text: str) -> str:
     """``text`` as one shell word, for the command lines fix texts give (a path with spaces stays one argument)."""
-    return shlex.quote(text)
+    return shell_word(text)
 
 
 @cache

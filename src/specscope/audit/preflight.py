@@ -29,6 +29,7 @@ from specscope.audit.findings import AuditReport, Finding
 from specscope.audit.run import audit_checkpoint
 from specscope.errors import CheckpointError, ConfigError
 from specscope.stats.low_acceptance import learned_head
+from specscope.textsafe import shell_word
 
 __all__ = ["PreflightResult", "PreflightRefused", "preflight", "require_preflight"]
 #: methods that name one draft family of audit/architectures.toml (vLLM --speculative-config method names).
@@ -129,9 +130,12 @@ def preflight(model: str, draft_model: str | None, method: str) -> PreflightResu
     else:
         blocking = [f for f in report.errors if (f.file or "").startswith("draft") or f.code.startswith("DRAFT_")]
         blocking += _family_mismatch(report, method, draft)
+        dflash_draft = shell_word(draft or "DRAFT")
         if method == "dflash":  # released vLLM raises on it at start-up (seed 000); the surgery rewrites it
             blocking += [
-                replace(f, fix=f"specscope surgery dflash-layers {draft} --all-sliding --out NEW_FOLDER ({f.fix})")
+                replace(
+                    f, fix=f"specscope surgery dflash-layers {dflash_draft} --all-sliding --out NEW_FOLDER ({f.fix})"
+                )
                 for f in report.findings
                 if f.code == "DFLASH_MIXED_LAYER_TYPES"
             ]

@@ -12,7 +12,6 @@ skips) for separate drafts; the MTP codes live in :mod:`.rules_mtp`.
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +27,7 @@ from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.audit.layout import module_of
 from specscope.checkpoint import Checkpoint
+from specscope.textsafe import shell_word
 
 __all__ = [
     "GroupCount",
@@ -128,8 +128,8 @@ def fix_for(layout: DraftLayout, checkpoint: str, tensor: str) -> str:
         )
     if fam.kind == "mtp" and layout.graft_prefix:
         command = (
-            f"specscope surgery graft {shlex.quote(checkpoint)} --from BF16_ORIGINAL "
-            f"--prefix {shlex.quote(layout.graft_prefix)} --out NEW_FOLDER"
+            f"specscope surgery graft {shell_word(checkpoint)} --from BF16_ORIGINAL "
+            f"--prefix {shell_word(layout.graft_prefix)} --out NEW_FOLDER"
         )
         return (
             f"take {tensor} from {fam.source}{example}: `{command}` with BF16_ORIGINAL a local copy of it; or serve "

@@ -16,7 +16,6 @@ A file that is gone or changed gives None here, and ``predict`` falls back to wh
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 from specscope.audit.gguf_audit import gguf_census, is_gguf_target
 from specscope.checkpoint.gguf_file import read_gguf
 from specscope.engine.model import file_sha256
+from specscope.textsafe import shell_word
 
 __all__ = ["CensusBytes", "served_file", "census_bytes", "census_source"]
 
@@ -78,4 +78,4 @@ def census_source(name: str, target: str) -> str:
     """Where a byte-census figure comes from, as ``predict`` prints it beside the figure: the file's ``name`` and the
     audit command that prints the same figure, with ``target`` (the path or hub repo id it was read from) quoted for
     a shell, so that the command runs as written from any folder (a bare file name would be read as a hub repo id)."""
-    return f"the byte census of {name}, as `specscope audit {shlex.quote(target)}` prints it"
+    return f"the byte census of {name}, as `specscope audit {shell_word(target)}` prints it"

@@ -15,11 +15,14 @@ from specscope.store import open_run
 
 __all__ = ["attach_server_logs", "server_log_lines"]
 
+WARNINGS_SAID = 5  # warnings of one log printed by bench; the rest are counted (all are stored)
+
 
 def server_log_lines(server_facts: dict[str, dict[str, Any]]) -> list[str]:
     """One line per engine pool of each config's captured log (``log_pools`` of
     :func:`specscope.launch.serverlog.server_log_facts`): its pooled counts, the alarm and the counts that contradict
-    each other (``INCONSISTENT ACCEPTED_OVER_DRAFTED(line 2: ...)``), as ``bench`` says them."""
+    each other (``INCONSISTENT ACCEPTED_OVER_DRAFTED(line 2: ...)``), then its warnings (``LOG_LINE_UNREADABLE``...)
+    one ``warning:`` line each, as ``bench`` says them."""
     out = []
     for name, facts in server_facts.items():
         for pool in facts.get("log_pools") or []:
@@ -41,7 +44,20 @@ def server_log_lines(server_facts: dict[str, dict[str, Any]]) -> list[str]:
             # the consistency rules counters applies, each statistic's (launch/logpool.py): as serve --parse-log says
             alarm += "".join(f"; INCONSISTENT {r}" for r in pool.get("inconsistencies") or [])
             out.append(f"server log {name} ({pool['engine']}: {', '.join(pool['forms'])}): {counted}{alarm}")
+            out += _warning_lines(name, pool.get("warnings") or [])
     return out
+
+
+def _warning_lines(name: str, warnings: list[str]) -> list[str]:
+    """One ``warning:`` line per warning of a log pool (``LOG_LINE_UNREADABLE(line N: ...)`` and the others the
+    reading names), the first :data:`WARNINGS_SAID` of them, then how many more the run stores."""
+    said = [f"warning: server log {name}: {w}" for w in warnings[:WARNINGS_SAID]]
+    more = len(warnings) - WARNINGS_SAID
+    if more > 0:
+        said.append(
+            f"warning: server log {name}: {more} more warning{'s' if more != 1 else ''} of this log (stored in the run)"
+        )
+    return said
 
 
 def attach_server_logs(run_dir: Path, logs: dict[str, Path], preflight: dict[str, Any] | None = None) -> list[str]:

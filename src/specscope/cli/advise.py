@@ -25,6 +25,7 @@ from specscope.cli.options import (
 from specscope.cli.output import report_target
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError
+from specscope.textsafe import shell_word
 
 if TYPE_CHECKING:
     from specscope.stats.goodput import SloTargets
@@ -91,7 +92,11 @@ def advise_cmd(
     cells, facts, stored, read_notes = level_mix_input(run, from_csv, open_run)
     manifest = manifest_record(stored)  # a CSV has none: no field set
     source = str(run if run is not None else from_csv)
-    command = f"specscope advise {run}" if run is not None else f"specscope advise --from-csv {from_csv}"
+    command = (
+        f"specscope advise {shell_word(run)}"
+        if run is not None
+        else f"specscope advise --from-csv {shell_word(str(from_csv))}"
+    )
     shares = parse_mix(mix, workloads_of(cells), command) if mix is not None else None
     times = (
         parse_level_mix(level_mix, sorted({c.concurrency for c in cells}), command) if level_mix is not None else None

@@ -17,6 +17,7 @@ import typer
 
 from specscope.bench.spec import BENCH_SPEC, GROUPS, Opt
 from specscope.cli.vocab import VocabCommand
+from specscope.textsafe import shell_word
 
 __all__ = ["EXAMPLES", "bench_command", "register"]
 
@@ -90,7 +91,9 @@ def _interrupted(planned: Path, exc: KeyboardInterrupt) -> Exception:
 
     if (planned / "manifest.json").is_file():
         return Interrupted.of(
-            exc, f"interrupted: finished cells are kept in {planned}; finish with: specscope bench --resume {planned}"
+            exc,
+            f"interrupted: finished cells are kept in {planned}; "
+            f"finish with: specscope bench --resume {shell_word(planned)}",
         )
     return Interrupted.of(exc, "interrupted before the run folder was made: nothing to resume")
 
@@ -106,7 +109,7 @@ def _print_run_file(given: dict[str, Any], spec: tuple[Opt, ...]) -> None:
     if given.get("resume"):
         run = Path(given["resume"])
         record, options = stored_options(run)
-        head = f"# the options of {run}; `specscope bench --resume {run}` finishes it\n"
+        head = f"# the options of {run}; `specscope bench --resume {shell_word(run)}` finishes it\n"
         values = in_force_values(with_defaults(record, recorded), options, spec)
         typer.echo(head + dump_run_file(values, spec), nl=False)
         return

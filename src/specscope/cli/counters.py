@@ -38,6 +38,7 @@ from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError, MetricsUnavailable
 from specscope.readfile import SCRAPE_MAX_BYTES, FileKind, read_user_file
 from specscope.strictjson import dumps_strict
+from specscope.textsafe import shell_word
 
 if TYPE_CHECKING:
     from specscope.adapters.drained import DrainedSlice
@@ -240,13 +241,14 @@ def _refuse_swapped(
             "the AFTER scrape comes from an earlier server process than BEFORE",
             found=f"{a} against {b}: {clocks.said}",
             expected="AFTER scraped later than BEFORE (its clocks no earlier)",
-            fix=f"the files are swapped: run specscope counters {a} {b}; the counters are read as a window then",
+            fix=f"the files are swapped: run specscope counters {shell_word(a)} {shell_word(b)}; "
+            "the counters are read as a window then",
         )
     raise ConfigError(
         "the counters went down in every engine between BEFORE and AFTER",
         found=f"{b} holds higher counters than {a}",
         expected="AFTER scraped later than BEFORE (counters only rise while the server runs)",
-        fix=f"the files may be swapped: run specscope counters {a} {b}; "
+        fix=f"the files may be swapped: run specscope counters {shell_word(a)} {shell_word(b)}; "
         "if the server restarted between the scrapes, scrape both again",
     )
 

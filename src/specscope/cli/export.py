@@ -15,6 +15,7 @@ from specscope.cli.command_options import ExportOutputOption, ExportToOption, Tr
 from specscope.cli.options import RequiredRunArgument
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError
+from specscope.textsafe import shell_word
 
 TARGETS = ("mlflow", "profile")
 
@@ -31,7 +32,7 @@ def _profile(run: Path, output: Path | None) -> None:
             "--to profile needs -o FILE or -o FOLDER",
             found="no -o",
             expected="-o FILE: where speculation_profile.json is written (a run of one profile), or -o FOLDER",
-            fix=f"specscope export {run} --to profile -o speculation_profile.json",
+            fix=f"specscope export {shell_word(run)} --to profile -o speculation_profile.json",
         )
     side = sidecar_path(output)
     # -o FOLDER: the -o rules (not a source, not a special file) on the file written in it

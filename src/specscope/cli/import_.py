@@ -23,6 +23,7 @@ from specscope.cli.command_options import (
     ImportWorkloadOption,
 )
 from specscope.cli.vocab import VocabCommand
+from specscope.textsafe import shell_word
 
 
 def import_cmd(
@@ -70,7 +71,9 @@ def import_cmd(
             typer.echo(f"warning: {c.file} {note}", err=True)
     for left in done.left_out:
         typer.echo(f"warning: {left.line()}", err=True)
-    typer.echo(f"{count_noun(len(cells), 'cell')} imported into {out}; judge the run with: specscope report {out}")
+    typer.echo(
+        f"{count_noun(len(cells), 'cell')} imported into {out}; judge the run with: specscope report {shell_word(out)}"
+    )
     for line in baseline_gaps(out):
         typer.echo(f"warning: {line}", err=True)
 

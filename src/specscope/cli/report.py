@@ -19,6 +19,7 @@ from specscope.cli.output import emit, report_target, write_file
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError
 from specscope.strictjson import dumps_strict
+from specscope.textsafe import shell_word
 
 if TYPE_CHECKING:  # the CLI imports the report lazily, so that `specscope --help` stays fast
     from specscope.report.build import Judging
@@ -169,7 +170,11 @@ def register(app: typer.Typer) -> None:
         from specscope.stats.choices import Traffic
         from specscope.stats.mix import parse_mix
 
-        shares = parse_mix(mix, _run_workloads(runs[0]), f"specscope report {runs[0]}") if mix is not None else None
+        shares = (
+            parse_mix(mix, _run_workloads(runs[0]), f"specscope report {shell_word(runs[0])}")
+            if mix is not None
+            else None
+        )
         traffic = None if shares is None else Traffic(shares.shares, notes=[n for n in [shares.note] if n])
         code = emit_report(runs, format, output, Judging(min_effect, traffic), width=width)
         if code:

@@ -40,6 +40,7 @@ from specscope.cli.options import NoPreflightOption, RecipesOption, TextJsonForm
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError, ServerError
 from specscope.strictjson import dumps_strict
+from specscope.textsafe import shell_word
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -339,5 +340,5 @@ def register(app: typer.Typer) -> None:
             "vLLM stopped on its own",
             found=f"see {log_path}",
             expected="a running server",
-            fix=f"specscope serve --parse-log {log_path}",
+            fix=f"specscope serve --parse-log {shell_word(log_path)}",
         )

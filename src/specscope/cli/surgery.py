@@ -13,7 +13,6 @@ folder and renamed to --out only when complete); 3 internal error.
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -35,6 +34,7 @@ from specscope.cli.command_options import (
 from specscope.cli.options import TextJsonFormatOption
 from specscope.cli.vocab import VocabCommand, VocabGroup
 from specscope.strictjson import dumps_strict
+from specscope.textsafe import shell_word
 
 if TYPE_CHECKING:
     from specscope.surgery.plan import SurgeryPlan
@@ -78,7 +78,7 @@ def _run(plan: SurgeryPlan, *, dry_run: bool, fmt: str | None, consequences: lis
 
 def _sibling(source: Path, command: str) -> str:
     """The folder a refused command's fix names: ``SOURCE-COMMAND`` beside the source, shell-quoted."""
-    return shlex.quote(f"{str(source).rstrip('/')}-{command}")
+    return shell_word(f"{str(source).rstrip('/')}-{command}")
 
 
 def _new_folder(out: Path | None, subcommand: str, source: Path, extra: str = "") -> Path:
@@ -92,7 +92,7 @@ def _new_folder(out: Path | None, subcommand: str, source: Path, extra: str = ""
         return out
     from specscope.errors import SurgeryError
 
-    fix = f"specscope surgery {subcommand} {shlex.quote(str(source))}{extra} --out {_sibling(source, subcommand)}"
+    fix = f"specscope surgery {subcommand} {shell_word(source)}{extra} --out {_sibling(source, subcommand)}"
     raise SurgeryError(
         f"surgery {subcommand} writes a new folder and never changes {source}",
         found="no --out",
@@ -197,7 +197,7 @@ def register(app: typer.Typer) -> None:
         """A new checkpoint: TARGET with the PREFIX tensors of --from in their own shard."""
         from specscope.surgery import plan_graft
 
-        out = _new_folder(out, "graft", target, f" --from {shlex.quote(str(src))}")
+        out = _new_folder(out, "graft", target, f" --from {shell_word(src)}")
         _run(plan_graft(target, src, prefix, out), dry_run=dry_run, fmt=fmt)
 
     @sub.command("quantize-draft", cls=VocabCommand)
@@ -245,7 +245,7 @@ def register(app: typer.Typer) -> None:
         from specscope.surgery import plan_patch_config
 
         extra = "".join(
-            f" --{flag} {shlex.quote(value)}"
+            f" --{flag} {shell_word(value)}"
             for flag, value in (("exclude-unquantized", exclude_unquantized), ("include-quantized", include_quantized))
             if value
         ) + (" --sync" if sync else "")

@@ -44,6 +44,7 @@ from specscope.records import CellKey, CellResult, ClientFacts, ImportedFacts, O
 from specscope.store import DB_NAME, MANIFEST_NAME, SCHEMA_VERSION, Run, create_run, open_run
 from specscope.store.manifest import ManifestError, validate_manifest
 from specscope.store.schema import cell_from_row, cell_row
+from specscope.textsafe import shell_word
 from specscope.values import check_name
 
 __all__ = ["ImportedCell", "Imports", "LeftOut", "baseline_gaps", "import_files"]
@@ -456,7 +457,7 @@ def _check_baseline(baseline: str | None, config: str, configs: set[str], out: P
         found=f"--baseline {baseline}; the run's configs after this import: {', '.join(sorted(configs))}",
         expected=f"--baseline {config} (the config imported)"
         + (f" or one of the run's configs: {', '.join(others)}" if others else ""),
-        fix=f"import {baseline}'s files first (specscope import FILE... --config {baseline} --out {out}), "
+        fix=f"import {baseline}'s files first (specscope import FILE... --config {baseline} --out {shell_word(out)}), "
         "or name one of the run's configs",
     )
 

@@ -27,6 +27,7 @@ mix is shares of wall time over concurrency levels, so ``--level-mix`` on an ope
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -45,6 +46,7 @@ from specscope.stats.mix import equal_mix, require_workloads
 from specscope.stats.server_spec import log_pools_of, methods_of, spec_k
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import DEFAULT_MIN_EFFECT, verdict_text
+from specscope.textsafe import shell_word
 
 __all__ = ["Advice", "advise", "advice_section", "choices_tables", "config_ks", "unjudged_lines"]
 
@@ -216,8 +218,14 @@ def config_ks(configs: Iterable[str], facts: RunFacts) -> dict[str, int | None]:
 
 
 def _run_of(command: str) -> str:
-    """The run folder of ``specscope advise RUN``, else ``RUN``."""
-    return command.split("specscope advise ", 1)[-1].split(" ", 1)[0] or "RUN"
+    """The run folder of ``specscope advise RUN`` as a shell word (RUN quoted there), else ``RUN``."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return "RUN"
+    if words[:2] == ["specscope", "advise"] and len(words) > 2 and not words[2].startswith("-"):
+        return shell_word(words[2])
+    return "RUN"
 
 
 def _second_config_fix(configs: Sequence[str], baseline: str, facts: RunFacts, command: str) -> str:

@@ -18,7 +18,6 @@ Every alarm is decided once, in the judgement (:mod:`specscope.stats.alarms`, it
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -33,6 +32,7 @@ from specscope.stats.low_acceptance import NEAR_ZERO
 from specscope.stats.noise import DriftCheck
 from specscope.stats.server_spec import log_pools_of, methods_of
 from specscope.stats.summary import CellSummary
+from specscope.textsafe import shell_word
 
 __all__ = ["WOULD_DRAFT", "judgement_alarms", "render_alarm"]
 
@@ -53,7 +53,7 @@ def _model(facts: ServerFacts) -> str:
     name = (model.path or model.name or "") if model is not None else ""
     names_one = "/" in name.strip("/") or name.startswith(("/", "~/", "./"))  # a path or org/name, not a bare alias
     if name and not re.search(r"\s", name) and (names_one or Path(name).expanduser().is_dir()):
-        return shlex.quote(name)
+        return shell_word(name)
     return "MODEL"
 
 

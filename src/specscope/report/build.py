@@ -51,6 +51,7 @@ from specscope.stats.verdict import min_effect_of
 from specscope.store import Run, open_run
 from specscope.store.manifest import RunManifest, manifest_record
 from specscope.store.run import DB_NAME, GATE_RESULT_NAME
+from specscope.textsafe import shell_word
 
 __all__ = [
     "RunData",
@@ -184,7 +185,7 @@ def run_table(data: RunData) -> Table:
         progress = f"{cells_stored} of {planned} cells" + (
             ""
             if not stopped_early(manifest, [c.status for c in data.cells])
-            else f" — INCOMPLETE: finish it with `specscope bench --resume {data.path}`"
+            else f" — INCOMPLETE: finish it with `specscope bench --resume {shell_word(data.path or 'RUN')}`"
         )
     if manifest.crashes:
         progress += f"; sweeps stopped by a server crash: {', '.join(manifest.crashes)}"

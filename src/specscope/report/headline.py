@@ -26,7 +26,6 @@ Nothing here decides: every pick, verdict and figure is the judgement's; this mo
 
 from __future__ import annotations
 
-import shlex
 from collections import Counter
 from collections.abc import Sequence
 
@@ -36,6 +35,7 @@ from specscope.stats.judgement import Judgement
 from specscope.stats.summary import MEASURED
 from specscope.stats.verdict import Comparison, verdict_text
 from specscope.store.manifest import RunManifest
+from specscope.textsafe import shell_word
 
 __all__ = ["headline", "no_comparison", "nothing_measured", "stopped_early", "unfinished"]
 
@@ -61,7 +61,7 @@ def unfinished(manifest: RunManifest, statuses: Sequence[str], run: str) -> str 
     ``--resume --retry-failed``, the never-stored ones by plain ``--resume``."""
     if not stopped_early(manifest, statuses):
         return None
-    run = shlex.quote(run)  # a command the user can paste
+    run = shell_word(run)  # a command the user can paste
     planned = manifest.cells_total
     measured = sum(1 for s in statuses if s in MEASURED)
     failed = len(statuses) - measured

@@ -23,6 +23,7 @@ Reading and writing (issue 29):
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
 import shutil
@@ -53,6 +54,7 @@ from specscope.store.schema import (
     json_default,
 )
 from specscope.store.schema import stream_from_json as _stream
+from specscope.textsafe import shell_word
 
 __all__ = [
     "MANIFEST_NAME",
@@ -363,14 +365,47 @@ def refuse_non_folder(path: Path) -> None:
     """Refuse a run folder (or the ``--out`` folder that holds run folders) that exists and is not a folder.
 
     Raises:
-        StoreError: ``path`` is a file, a FIFO, a device or a socket.
+        StoreError: ``path`` is a file, a FIFO, a device or a socket, or it (or a folder above it) is a symbolic
+            link that leads nowhere or into a loop.
     """
+    _refuse_broken_link(path)
     if path.exists() and not path.is_dir():
         raise StoreError(
             f"cannot create the run folder {path}",
             found="a file" if path.is_file() else "not a folder (a FIFO, a device or a socket)",
             expected="a new or empty folder",
             fix="pass --out a folder (a path that does not exist yet is made)",
+        )
+
+
+def _refuse_broken_link(path: Path) -> None:
+    """Refuse ``path`` when it, or a folder above it, is a symbolic link to nothing (``mkdir`` then says "File
+    exists") or a link loop: the link is named, with where it points.
+
+    Raises:
+        StoreError: a dangling link or a link loop on the way to ``path``.
+    """
+    for link in [path, *path.parents]:
+        if not link.is_symlink() or link.exists():
+            continue
+        try:
+            os.stat(link)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise StoreError(
+                    f"cannot create the run folder {path}",
+                    found=f"{link} is a symbolic link loop (it leads back to itself)",
+                    expected="a new or empty folder, or a link to one",
+                    fix=f"remove the link (rm {shell_word(link)}) or pass --out another folder",
+                ) from None
+        target = Path(os.readlink(link))
+        shown = target if target.is_absolute() else link.parent / target
+        raise StoreError(
+            f"cannot create the run folder {path}",
+            found=f"{link} is a symbolic link to {shown}, which does not exist",
+            expected="a new or empty folder, or a link to one",
+            fix=f"make the folder it points to (mkdir -p {shell_word(shown)}), remove the link "
+            f"(rm {shell_word(link)}), or pass --out another folder",
         )
 
 
@@ -442,7 +477,7 @@ def _not_empty(path: Path) -> StoreError:
     """The refusal of a folder that holds files; resuming is the fix only for a run (a folder of other files, or
     /proc/self, was told `bench --resume`, which refuses a folder with no manifest: attack53)."""
     if (path / MANIFEST_NAME).exists():
-        fix = f"resume it with `specscope bench --resume {path}` or choose another --out"
+        fix = f"resume it with `specscope bench --resume {shell_word(path)}` or choose another --out"
     else:
         fix = "choose another --out: a new or empty folder (this one holds files that are not a run; none is changed)"
     return StoreError(
@@ -480,7 +515,7 @@ def open_run(path: Path | str, *, writable: bool = False) -> Run:
             f"{path} is a gate run, not a bench run",
             found=f"{GATE_RESULT_NAME} and no {DB_NAME}",
             expected=f"a bench run folder ({MANIFEST_NAME} and {DB_NAME})",
-            fix=f"pass a folder from `specscope bench`; a gate run is read by `specscope report {path}`",
+            fix=f"pass a folder from `specscope bench`; a gate run is read by `specscope report {shell_word(path)}`",
         )
     if missing:
         odd = [n for n in missing if os.path.lexists(path / n)]  # a FIFO, device, socket, folder or dangling link

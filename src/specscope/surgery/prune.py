@@ -10,7 +10,6 @@ the result is a new folder, validated before anything is written.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from specscope.errors import CheckpointError, SurgeryError
 from specscope.surgery.graft import _other_files, build_index
 from specscope.surgery.plan import JsonJob, LinkJob, ShardJob, SurgeryPlan, TensorJob
 from specscope.surgery.shards import INDEX_NAME, Checkpoint, read_header
+from specscope.textsafe import shell_word
 
 __all__ = ["plan_prune_unindexed"]
 
@@ -30,7 +30,7 @@ def _load_index(root: Path) -> dict[str, Any] | None:
         raise CheckpointError("checkpoint folder not found", found=str(root), expected="a folder", fix="check the path")
     # bounded, type-checked (checkpoint.schema): a broken index is one CheckpointError, never a traceback
     return read_config_file(
-        root / INDEX_NAME, fix=f"rebuild it: `specscope surgery reindex {shlex.quote(str(root))} --out NEW_FOLDER`"
+        root / INDEX_NAME, fix=f"rebuild it: `specscope surgery reindex {shell_word(root)} --out NEW_FOLDER`"
     )
 
 
@@ -65,7 +65,7 @@ def plan_prune_unindexed(src: str | Path, out: str | Path) -> SurgeryPlan:
             f"{len(missing)} index entries name a tensor their shard does not hold",
             found=missing[:5],
             expected="every index entry present in its shard",
-            fix=f"repair the index first (`specscope surgery reindex {shlex.quote(str(root))} --out NEW_FOLDER`) or "
+            fix=f"repair the index first (`specscope surgery reindex {shell_word(root)} --out NEW_FOLDER`) or "
             "re-download the shard",
         )
     plan = SurgeryPlan("prune-unindexed", root, Path(out), args={})

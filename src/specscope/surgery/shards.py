@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shlex
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from specscope.checkpoint.safefiles import open_regular, sha256_file
 from specscope.checkpoint.schema import read_config_file
 from specscope.errors import CheckpointError, SurgeryError
 from specscope.fsio import AtomicFile
+from specscope.textsafe import shell_word
 
 __all__ = [
     "NUMPY_DTYPES",
@@ -246,7 +246,7 @@ def open_checkpoint(root: str | os.PathLike[str], *, broken_index_ok: bool = Fal
         for t in h.tensors:
             if t.name in location:
                 # a leftover shard set beside the one the index names (unslothai/unsloth-zoo PR #808)
-                prune = f"specscope surgery prune-unindexed {shlex.quote(str(root))} --out NEW_FOLDER"
+                prune = f"specscope surgery prune-unindexed {shell_word(root)} --out NEW_FOLDER"
                 raise SurgeryError(
                     f"tensor {t.name} is stored twice",
                     found=f"{location[t.name]} and {s}",
@@ -259,7 +259,7 @@ def open_checkpoint(root: str | os.PathLike[str], *, broken_index_ok: bool = Fal
     problem = None
     try:
         index = read_config_file(
-            root / INDEX_NAME, fix=f"rebuild it: `specscope surgery reindex {shlex.quote(str(root))} --out NEW_FOLDER`"
+            root / INDEX_NAME, fix=f"rebuild it: `specscope surgery reindex {shell_word(root)} --out NEW_FOLDER`"
         )
         wm = None if index is None else index.get("weight_map")
         if index is not None and not (
@@ -269,7 +269,7 @@ def open_checkpoint(root: str | os.PathLike[str], *, broken_index_ok: bool = Fal
                 f"{INDEX_NAME} has no usable weight_map",
                 found=f"weight_map is {type(wm).__name__}" if not isinstance(wm, dict) else "non-string entries",
                 expected='{"weight_map": {"tensor name": "shard file", ...}}',
-                fix=f"rebuild it: `specscope surgery reindex {shlex.quote(str(root))} --out NEW_FOLDER`",
+                fix=f"rebuild it: `specscope surgery reindex {shell_word(root)} --out NEW_FOLDER`",
             )
     except CheckpointError as exc:
         if not broken_index_ok:
