@@ -82,7 +82,8 @@ def test_repeat_prompt_shape():
         )
         assert p.prefill == f"- {title}\n- {title}\n"
         assert p.expected_output == f"- {title}\n" * 20
-        assert (p.meta["form"], p.meta["max_tokens"]) == ("prefill", 128)  # its own answer length, as a file row's
+        # its own answer length, exactly (as a trace row's): some answers stopped after two lines
+        assert (p.meta["form"], p.meta["max_tokens"], p.meta["ignore_eos"]) == ("prefill", 128, True)
     assert {p.meta["title"] for p in prompts} == {p.meta["topic"] for p in load_pack("prose")}
     assert pack_form("repeat") == "prefill"
 

@@ -151,8 +151,10 @@ def _edit(index: int, seed: int, *, prefill: bool) -> Prompt:
 
 REPEAT_LINES = 20  # lines the repeat prompt asks for (a title is ~8-14 tokens: more than REPEAT_MAX_TOKENS hold)
 #: the repeat pack's own answer length, sent as each prompt's max_tokens in place of --max-tokens (as a file row's own
-#: output length is): long enough that decode, which drafting shortens, outweighs the prompt's prefill, which it does
-#: not (48 tokens gave 1.05x-1.25x on the embedded engine, 2026-12-07, benchmarks/RESULTS.md)
+#: output length is) with ``ignore_eos``, so every answer is exactly this long (as a trace row's is): long enough that
+#: decode, which drafting shortens, outweighs the prompt's prefill, which it does not (48 tokens gave 1.05x-1.25x on
+#: the embedded engine, 2026-12-07, benchmarks/RESULTS.md); and exact, because SmolLM2 stops some answers after two
+#: lines (repeat-052: 26 tokens), whose cells then read as cold starts and were left out
 REPEAT_MAX_TOKENS = 128
 
 
@@ -169,7 +171,14 @@ def _repeat(index: int, seed: int) -> Prompt:
         messages=[{"role": "user", "content": text}],
         prefill=line * 2,
         expected_output=line * REPEAT_LINES,
-        meta={"seed": seed, "index": index, "form": "prefill", "title": title, "max_tokens": REPEAT_MAX_TOKENS},
+        meta={
+            "seed": seed,
+            "index": index,
+            "form": "prefill",
+            "title": title,
+            "max_tokens": REPEAT_MAX_TOKENS,
+            "ignore_eos": True,
+        },
     )
 
 
