@@ -248,19 +248,19 @@ class BenchOptions(BaseModel):
         return v
 
 
-# The named profiles. ``quick`` is the README's first command: base, ngram-k8, draft and the A/A control x prose, code,
-# repeat x N=1 x 4 rounds, 48 tokens (exactly 128 for repeat, its own answer length): 48 cells in about 2 minutes on a quiet
-# 2-core machine (2 min 12 s and 2 min 2 s, 2026-12-07), with one win: n-gram drafting at k = 8 on ``repeat`` (every
-# draft accepted) was ``faster`` in both runs, 1.43x [1.28x, 1.60x] and 1.40x [1.36x, 1.46x]. Why this shape
-# (benchmarks/RESULTS.md, "The `repeat` pack"): a one-request cell at N=1 moves by 5-10 % between rounds, so a
-# verdict needs 3-4 paired rounds; 4 rounds at N=1,2 took 4 min. At 48 tokens repeat's prefill weighs as much as its decode, and the gain (1.05x-1.25x
-# in three runs, one undetermined) did not always clear the noise. ``ngram-k8`` rather than llama.cpp's own ngram-mod
-# defaults (drafts of 48-64 tokens), which draft once in a short answer. ``edit`` is left out: its ~600-token
-# prompts make its cells prefill-bound on one llama.cpp thread (227 s of 487 s of an earlier quick matrix), and
-# nothing wins there; asked for with --workloads, the quick profile sends its 4 shortest modules (54-58 lines; 4 = the
-# prompts 4 rounds at N=1 use) and warms a server's first edit cell up with the 5th-shortest
-# (specscope.bench.workloads). ``card`` is the seed card's shape (ten levels, six repeats, 512 tokens, prose, code and
-# every edit module).
+# The named profiles. ``quick`` is the README's first command: base, ngram-k8, draft and the A/A control x prose,
+# code, repeat x N=1 x 4 rounds, 48 tokens (exactly 128 for repeat, its own answer length): 48 cells in about 2 min
+# 15 s on a quiet 2-core machine (2026-12-07), with one win: n-gram drafting at k = 8 on ``repeat`` (every draft
+# accepted) was ``faster``, 1.42x [1.27x, 1.58x], and 1.26x [1.18x, 1.36x] in a fresh clone's ``make bench``. Why
+# this shape (benchmarks/RESULTS.md, "The `repeat` pack"): a one-request cell at N=1 moves by 5-10 % between rounds,
+# so a verdict needs 3-4 paired rounds, and 4 rounds at N=1,2 took 4 min. At 48 tokens repeat's prefill weighs as much
+# as its decode, and the gain (1.05x-1.25x in three runs, one undetermined) did not always clear the noise.
+# ``ngram-k8`` rather than llama.cpp's own ngram-mod defaults (drafts of 48-64 tokens), which draft once in a short
+# answer. ``edit`` is left out: its ~600-token prompts make its cells prefill-bound on one llama.cpp thread (227 s of
+# 487 s of an earlier quick matrix), and nothing wins there; asked for with --workloads, the quick profile sends its 4
+# shortest modules (54-58 lines; 4 = the prompts 4 rounds at N=1 use) and warms a server's first edit cell up with the
+# 5th-shortest (specscope.bench.workloads). ``card`` is the seed card's shape (ten levels, six repeats, 512 tokens,
+# prose, code and every edit module).
 @dataclass(frozen=True)
 class RunOptions:
     """The bench options a stored run holds (manifest ``options``), as the report and the statistics read them
