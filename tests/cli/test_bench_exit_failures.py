@@ -99,7 +99,10 @@ def test_a_few_failed_cells_of_a_config_with_ok_cells_stay_exit_0(tmp_path):
     assert "error:" not in res.stderr
     assert served.count("alpha prompt") == 2 and served.count("beta prompt") == 2  # one per level each
     cells = {(c["workload"], c["concurrency"]): c for c in json.loads(res.stdout)["cells"]}
-    assert cells[("good", 1)]["status"] == "ok" and cells[("good", 2)]["status"] == "ok"
+    for level in (1, 2):  # ok; on a loaded machine the client's own load flag may mark it degraded, nothing else
+        good_cell = cells[("good", level)]
+        client_limited = all(r.startswith("CLIENT_LIMITED") for r in good_cell["reasons"])
+        assert good_cell["status"] == "ok" or (good_cell["status"] == "degraded" and client_limited), good_cell
     assert cells[("bad", 2)]["status"] != "ok" and "http 503" in "; ".join(cells[("bad", 2)]["reasons"])
 
 
