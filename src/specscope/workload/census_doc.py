@@ -11,6 +11,8 @@ is this text.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from specscope.workload.census import CENSUS, Layout
 from specscope.workload.census_hub import HUB_DATASETS
 from specscope.workload.dataset_defs import DATASETS, DatasetDef
@@ -78,15 +80,22 @@ def hub_table() -> str:
         "binary file, refused with the conversion to JSON Lines; the row says what a JSON Lines export with the same "
         "columns is), and `tests/workload/test_census_hub.py` writes a row of each with the columns named."
     )
-    head = "| names | loader (repository, file, class, commit) | dataset | AIPerf sends | `--workload` |"
-    rows = [f"| {' | '.join(_cell(c) for c in (h.names, h.source, h.dataset, h.reads, h.specscope))} |"
-            for h in HUB_DATASETS]  # fmt: skip
-    return "\n".join([lead, "", head, "|" + "---|" * 5, *rows])
+    head = ("names", "loader (repository, file, class, commit)", "dataset", "AIPerf sends", "`--workload`")
+    rows = [(h.names, h.source, h.dataset, h.reads, h.specscope) for h in HUB_DATASETS]
+    return "\n".join([lead, "", _table(head, rows)])
 
 
 #: the test that reads a file of every dataset through ``bench --dataset NAME --dataset-path P --dry-run``
 DATASET_TEST = "tests/cli/test_dataset_readers_cli.py::test_dry_run_reads_each_dataset"
 _NOTE = "Generated from `{src}` by `python scripts/gen_workloads_doc.py`; do not edit this table by hand."
+
+
+def _table(head: tuple[str, ...], rows: Sequence[tuple[str, ...]], note_src: str | None = None) -> str:
+    """A Markdown table: ``head`` cells, then one line per row of cells (each escaped by ``_cell``); with
+    ``note_src``, the generated-from note and a blank line above it."""
+    lines = [f"| {' | '.join(head)} |", "|" + "---|" * len(head)]
+    lines += [f"| {' | '.join(_cell(c) for c in row)} |" for row in rows]
+    return "\n".join(([_NOTE.format(src=note_src), ""] if note_src else []) + lines)
 
 
 def _tests(nodes: tuple[str, ...]) -> str:
@@ -95,11 +104,8 @@ def _tests(nodes: tuple[str, ...]) -> str:
 
 def userfile_table() -> str:
     """The record layouts of a ``--workload`` file (:data:`~specscope.workload.userfile_layouts.USERFILE_LAYOUTS`)."""
-    head = "| record | source | what is sent | test |"
-    rows = [f"| {' | '.join(_cell(c) for c in (u.record, u.source, u.sent, _tests(u.tests)))} |"
-            for u in USERFILE_LAYOUTS]  # fmt: skip
-    note = _NOTE.format(src="src/specscope/workload/userfile_layouts.py")
-    return "\n".join([note, "", head, "|" + "---|" * 4, *rows])
+    rows = [(u.record, u.source, u.sent, _tests(u.tests)) for u in USERFILE_LAYOUTS]
+    return _table(("record", "source", "what is sent", "test"), rows, "src/specscope/workload/userfile_layouts.py")
 
 
 def _configs(d: DatasetDef) -> str:
@@ -117,34 +123,28 @@ def _configs(d: DatasetDef) -> str:
 def datasets_table() -> str:
     """The ``--dataset`` names (:data:`~specscope.workload.dataset_defs.DATASETS`): where each was read, its configs
     and split, its licence and the test reading a file of it through a command."""
-    head = "| `--dataset` | published as | definition read | configs / split | licence | test |"
-    rows = []
-    for name, d in DATASETS.items():
-        test = f"`{DATASET_TEST}[{name}]`"
-        cells = (f"`{name}`", f"`{d.hub_id}`", d.source, _configs(d), d.licence, test)
-        rows.append(f"| {' | '.join(_cell(c) for c in cells)} |")
-    note = _NOTE.format(src="src/specscope/workload/dataset_defs.py")
-    return "\n".join([note, "", head, "|" + "---|" * 6, *rows])
+    head = ("`--dataset`", "published as", "definition read", "configs / split", "licence", "test")
+    rows = [
+        (f"`{name}`", f"`{d.hub_id}`", d.source, _configs(d), d.licence, f"`{DATASET_TEST}[{name}]`")
+        for name, d in DATASETS.items()
+    ]
+    return _table(head, rows, "src/specscope/workload/dataset_defs.py")
 
 
 def dataset_columns_table() -> str:
     """What specscope does with each published column of each dataset (``DatasetDef.columns``)."""
-    head = "| dataset | column (type) | use |"
-    rows = []
-    for name, d in DATASETS.items():
-        for i, c in enumerate(d.columns):
-            cells = (f"`{name}`" if i == 0 else "", f"`{c.name}` ({c.dtype})", c.use)
-            rows.append(f"| {' | '.join(_cell(x) for x in cells)} |")
-    return "\n".join([head, "|" + "---|" * 3, *rows])
+    rows = [
+        (f"`{name}`" if i == 0 else "", f"`{c.name}` ({c.dtype})", c.use)
+        for name, d in DATASETS.items()
+        for i, c in enumerate(d.columns)
+    ]
+    return _table(("dataset", "column (type)", "use"), rows)
 
 
 def trace_table() -> str:
     """The ``--trace`` layouts (:data:`~specscope.workload.trace.TRACE_LAYOUTS`)."""
-    head = "| format | source | columns | test |"
-    rows = [f"| {' | '.join(_cell(c) for c in (t.format, t.source, t.columns, f'`{t.test}`'))} |"
-            for t in TRACE_LAYOUTS]  # fmt: skip
-    note = _NOTE.format(src="src/specscope/workload/trace.py")
-    return "\n".join([note, "", head, "|" + "---|" * 4, *rows])
+    rows = [(t.format, t.source, t.columns, f"`{t.test}`") for t in TRACE_LAYOUTS]
+    return _table(("format", "source", "columns", "test"), rows, "src/specscope/workload/trace.py")
 
 
 def _census() -> str:
