@@ -16,6 +16,12 @@ Kimi-K3 (issue 36 leftover): its MTP loader skips such layers, but the target's 
 vllm/models/kimi_k3/nvidia/model.py @006193b5 KimiLinearModel.load_weights) reads the checkpoint first and raises
 KeyError on them: the warning ``/skipped`` (exit 0) is now ``/target`` (error, exit 1).
 
+DeepSeek-V3 / Kimi-K2 and GLM-4.5 / GLM-5 (issue 36 leftover): the same. Their MTP loaders skip such layers, but
+the targets' loaders (vLLM deepseek_v2.py @002d6073 DeepseekV2Model.load_weights, also GLM-5's class; glm4_moe.py
+@002d6073 Glm4MoeModel.load_weights via AutoWeightsLoader) skip only the names the MTP layer picker matches
+(layers.{N+i} for i < num_nextn_predict_layers, pinned by vLLM tests/models/test_utils.py @c9b26b9d) and raise on
+model.layers.{N+num_nextn_predict_layers}.*: the warning ``/skipped`` (exit 0) is now ``/target`` (error, exit 1).
+
 Before (issue 36, the eight families "not judged"): Kimi-K3, dots3 note, MiMo-V2, HY-V4 and Nemotron-H (whose loaders
 skip such layers) and Qwen4-Exp (whose AutoWeightsLoader raises on them) were exit 0 with no word; each loader is now
 named in architectures.toml ``engines``. GLM-OCR and HY-V3 stay unjudged: the layer picker their loaders import was in
@@ -38,10 +44,10 @@ DOC = Path(__file__).parents[2] / "docs" / "architectures.md"
 
 #: the verdict each family's loader gives (read from the loader named in architectures.toml ``engines``)
 EXPECTED = {
-    "deepseek_mtp": "skips",
+    "deepseek_mtp": "skips-target",
     "deepseek_v4_mtp": "skips",
     "bailing_mtp": "skips",
-    "glm4_moe_mtp": "skips",
+    "glm4_moe_mtp": "skips-target",
     "openpangu_mtp": "skips",
     "step3p5_mtp": "skips",
     "intern_s2_mtp": "skips",
@@ -218,3 +224,21 @@ def test_a_family_whose_layer_picker_was_not_read_gets_no_verdict(tmp_path: Path
     shapes, cfg, _, _ = _with_past_layer(key)
     r = audit_checkpoint(write(tmp_path / key, shapes, cfg))
     assert r.by_code("MTP_LAYERS_NOT_BUILT") == [] and r.exit_code == 0, [x.code for x in r.findings]
+
+
+@pytest.mark.parametrize("model_type", ["deepseek_v3", "kimi_k2", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa"])
+def test_deepseek_and_glm_targets_raise_on_a_layer_past_the_count(tmp_path: Path, model_type: str) -> None:
+    """Each model_type of the two families (DeepSeek-V3 / Kimi-K2 on deepseek_v2.py; GLM-4.5 on glm4_moe.py, GLM-4.7
+    Flash on glm4_moe_lite.py, GLM-5 on deepseek_v2.py, vLLM @002d6073 / @055e47c2): a head declaring one MTP layer
+    with model.layers.{N+1}.* also stored was MTP_LAYERS_NOT_BUILT/skipped (warning, exit 0); the target's loader
+    looks that name up in its parameters (KeyError / AutoWeightsLoader's ValueError), so it is now
+    MTP_LAYERS_NOT_BUILT/target (error, exit 1) naming layer {N+1}."""
+    key = "deepseek_mtp" if model_type in ("deepseek_v3", "kimi_k2") else "glm4_moe_mtp"
+    shapes, cfg, declared, pasts = _with_past_layer(key)
+    cfg = {**cfg, "model_type": model_type}
+    r = audit_checkpoint(write(tmp_path / model_type, shapes, cfg))
+    (f,) = r.by_code("MTP_LAYERS_NOT_BUILT")
+    assert (f.severity.value, r.exit_code) == ("error", 1)  # /target reports the base code
+    assert f.consequence is not None and f.consequence.startswith("the target model's own loader reads the checkpoint")
+    assert f.details["family"] == key and f.details["prefixes"] == pasts and declared == 1
+    assert pasts == [f"model.layers.{int(cfg['num_hidden_layers']) + 1}."]
