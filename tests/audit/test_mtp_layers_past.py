@@ -25,9 +25,9 @@ model.layers.{N+num_nextn_predict_layers}.*: the warning ``/skipped`` (exit 0) i
 Before (issue 36, the eight families "not judged"): Kimi-K3, dots3 note, MiMo-V2, HY-V4 and Nemotron-H (whose loaders
 skip such layers) and Qwen4-Exp (whose AutoWeightsLoader raises on them) were exit 0 with no word; each loader is now
 named in architectures.toml ``engines``. GLM-OCR stays unjudged: the layer picker its loader imports (from
-glm4.py) was in no stored copy read. HY-V3 (issue 36 leftover): its loader's picker (models/utils.py) is pinned by vLLM's own test
-tests/models/test_utils.py @c9b26b9d; a model.layers.{N+1}.* past one declared layer was exit 0 with no word, now
-MTP_LAYERS_NOT_BUILT/skipped (warning).
+glm4.py) was in no stored copy read. HY-V3 (issue 36 leftover): its loader's picker (models/utils.py) is pinned by
+vLLM's own test tests/models/test_utils.py @c9b26b9d; a model.layers.{N+1}.* past one declared layer was exit 0 with
+no word, now MTP_LAYERS_NOT_BUILT/skipped (warning).
 """
 
 from __future__ import annotations
