@@ -246,3 +246,31 @@ def test_deepseek_and_glm_targets_raise_on_a_layer_past_the_count(tmp_path: Path
     assert f.consequence is not None and f.consequence.startswith("the target model's own loader reads the checkpoint")
     assert f.details["family"] == key and f.details["prefixes"] == pasts and declared == 1
     assert pasts == [f"model.layers.{int(cfg['num_hidden_layers']) + 1}."]
+
+
+@pytest.mark.parametrize("fused", [True, False])
+def test_hy_v4_target_raises_on_fused_experts_in_a_main_layer_past_those_it_drops(tmp_path: Path, fused: bool) -> None:
+    """vLLM vllm/models/hy_v4/nvidia/model.py @055e47c2: HYV4ForCausalLM.load_weights drops model.mtp_layers.* and
+    model.layers.{N+i} for i < num_nextn_predict_layers; HYV4Model.load_weights skips any other name it has no parameter
+    for, except fused experts (experts.gate_up_proj / experts.down_proj), which load_fused_expert_weights looks up in
+    params_dict[name]: KeyError. A HY-V4 head (model.mtp_layers.0.*, one layer declared) with model.layers.{N+1}.*
+    holding fused experts was exit 0 with no word; it is now MTP_LAYERS_NOT_BUILT/target (error, exit 1) naming
+    them. The same layer with per-expert names only is skipped by both loaders: no such finding."""
+    case = CASES["hy_v4_mtp"]
+    n = int(case.config["num_hidden_layers"])
+    p = f"model.layers.{n + 1}."
+    extra = {p + "input_layernorm.weight": [16]}
+    if fused:
+        extra |= {p + "mlp.experts.gate_up_proj": [2, 64, 16], p + "mlp.experts.down_proj": [2, 16, 32]}
+    else:
+        extra |= {p + "mlp.experts.0.down_proj.weight": [16, 32]}
+    r = audit_checkpoint(write(tmp_path / "hy", case.shapes | extra, case.config))
+    found = r.by_code("MTP_LAYERS_NOT_BUILT")
+    if not fused:
+        assert found == [] and r.exit_code == 0, [x.code for x in r.findings]
+        return
+    (f,) = found
+    assert (f.severity.value, r.exit_code) == ("error", 1)
+    assert f.consequence is not None and f.consequence.startswith("the target model's own loader reads the checkpoint")
+    assert f.details["stored_past"] == [1] and f.details["prefixes"] == [p]
+    assert f.details["tensors"] == [p + "mlp.experts.down_proj", p + "mlp.experts.gate_up_proj"]

@@ -166,7 +166,11 @@ def _past_layers(fam: Family) -> str:
     if fam.past_layers == "skips" and fam.target_past_layers == "raises":
         return "the MTP loader skips them, the target's loader raises first: `MTP_LAYERS_NOT_BUILT/target` (error)"
     if fam.past_layers == "skips":
-        return "the loader skips them: `MTP_LAYERS_NOT_BUILT/skipped` (warning)"
+        text = "the loader skips them: `MTP_LAYERS_NOT_BUILT/skipped` (warning)"
+        if fam.target_past_names:
+            held = " / ".join(f"`{n}`" for n in fam.target_past_names)
+            text += f"; a main layer past those the target drops holding {held}: `MTP_LAYERS_NOT_BUILT/target` (error)"
+        return text
     return "not judged (the loader was not read for it)"
 
 

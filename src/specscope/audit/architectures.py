@@ -118,6 +118,10 @@ class Family:
     #: first): "raises" (the server does not start, with or without speculation), "skips" (it drops them too), ""
     #: (the target's loader not read)
     target_past_layers: str = ""
+    #: name parts the target's loader looks up by name, with no skip, in a main-layer index past those it drops
+    #: (``{main}layers.{N+i}`` for i >= the layers key): a layer stored there holding one raises before the MTP
+    #: loader runs (HY-V4's fused experts ``experts.gate_up_proj`` / ``experts.down_proj``); not inherited
+    target_past_names: tuple[str, ...] = ()
     #: names (a tensor, or a module prefix ending in ".") the loader reads or drops by name besides the layout's
     loader_names: tuple[str, ...] = ()
     #: name endings the loader skips when it has no parameter for them, where it raises on other names (``.bias``)
@@ -178,6 +182,7 @@ def families() -> dict[str, Family]:
             layer_spellings=tuple((str(k), int(v)) for k, v in dict(merged.get("layer_spellings", {})).items()),
             layers_max=int(merged.get("layers_max", 0)),
             target_past_layers=str(entry.get("target_past_layers", "")),  # not inherited: each target read on its own
+            target_past_names=_tuple(entry, "target_past_names"),
             loader_names=_tuple(merged, "loader_names"),
             unread_skipped=_tuple(merged, "unread_skipped"),
             name_aliases=tuple((str(k), str(v)) for k, v in dict(merged.get("name_aliases", {})).items()),

@@ -277,6 +277,9 @@ def _layers_not_built(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> F
     fam = layout.family
     if fam.past_layers not in ("raises", "skips"):
         return None
+    raising = _target_raises_past(ck, layout, names)
+    if raising is not None:
+        return raising
     width = 1  # physical layers per draft layer: a step of len(pattern) layers for a pattern family (Nemotron-H)
     if fam.pattern_key:
         step = ck.text_config.get(fam.pattern_key)
@@ -313,6 +316,60 @@ def _layers_not_built(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> F
         code = "MTP_LAYERS_NOT_BUILT/target"  # the target's own loader reads them first and raises
     return finding(
         code,
+        file=ck.shard_of(tensors[0]),
+        tensor=tensors[0],
+        n=len(tensors),
+        indices=", ".join(map(str, indices)),
+        built=layout.num_layers,
+        last=layout.num_layers - 1,
+        stored=indices[-1] + 1,
+        family=fam.title,
+        declared=_declared(layout),
+        layers_key=fam.layers_key,
+        details={
+            "family": fam.key,
+            "built": layout.num_layers,
+            "stored_past": indices,
+            "tensors": tensors,
+            "prefixes": prefixes,
+        },
+    )
+
+
+def _target_raises_past(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> Finding | None:
+    """``MTP_LAYERS_NOT_BUILT/target`` (ERROR) for a main-layer index past those the target's loader drops that holds
+    a name the target looks up with no skip (architectures.toml ``target_past_names``). HY-V4: vLLM
+    vllm/models/hy_v4/nvidia/model.py @055e47c2 HYV4ForCausalLM.load_weights drops ``model.mtp_layers.*`` and
+    ``model.layers.{N+i}`` for i < ``num_nextn_predict_layers``; HYV4Model.load_weights skips any other name it has no
+    parameter for, except fused experts (``experts.gate_up_proj`` / ``experts.down_proj``), which
+    load_fused_expert_weights looks up in ``params_dict[name]``: a KeyError. Such a layer was exit 0 with no word (the
+    past-layer rule reads ``model.mtp_layers.{i}`` only)."""
+    fam = layout.family
+    if not fam.target_past_names:
+        return None
+    tc = ck.text_config
+    n_main = tc.get("num_hidden_layers")
+    if not isinstance(n_main, int) or isinstance(n_main, bool):
+        return None
+    declared = tc.get(fam.layers_key)
+    dropped = declared if isinstance(declared, int) and not isinstance(declared, bool) and declared > 0 else 0
+    stem = re.escape(main_layer_prefix(sorted(names)) + "layers.")
+    pattern = re.compile(stem + r"(\d{1,9})\.")
+    past: dict[int, list[str]] = {}
+    for name in sorted(names):
+        m = pattern.match(name)
+        if m is None or int(m.group(1)) < n_main + dropped:
+            continue
+        if any(part in name for part in fam.target_past_names):
+            past.setdefault(int(m.group(1)), []).append(name)
+    if not past:
+        return None
+    physical = sorted(past)
+    indices = [j - n_main for j in physical]  # draft indices: model.layers.{N+i} is draft layer i
+    tensors = [n for j in physical for n in past[j]]
+    prefixes = [f"{main_layer_prefix(sorted(names))}layers.{j}." for j in physical]
+    return finding(
+        "MTP_LAYERS_NOT_BUILT/target",
         file=ck.shard_of(tensors[0]),
         tensor=tensors[0],
         n=len(tensors),
