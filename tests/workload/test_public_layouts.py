@@ -210,3 +210,58 @@ def test_token_count_sessions_without_timestamps_are_not_sent_between_trace_and_
     with pytest.raises(ConfigError) as workload_err:
         load_prompt_file("m", path)
     assert "each row needs its timestamp (ms)" in (workload_err.value.fix or "")
+
+
+# Issue 36, second hunt (branch nuw55): public rows that were refused generically ("no messages/conversations/...
+# field (keys: ...)", "input [...] is not a non-empty string", "one JSON object of columns") are refused by name with
+# what to write instead; each file's source is in tests/data/SOURCES.md.
+@pytest.mark.parametrize(
+    ("name", "named", "fix"),
+    [
+        ("hh_rlhf.jsonl", "a preference pair row (`chosen`, `rejected`", "`messages`"),
+        ("metamathqa.jsonl", "a `query` / `response` row (meta-math/MetaMathQA", "{prompt: .query}"),
+        ("livecodebench.jsonl", "a LiveCodeBench problem row", "question_content"),
+        ("swebench.jsonl", "a SWE-bench task row (`instance_id`", "`text` column"),
+        # was "prompt {'message_id': ... is not a non-empty string"
+        ("oasst2_trees.jsonl", "an OpenAssistant message tree (`message_tree_id`, `prompt`", "`messages` row"),
+        # was "input [{'role': 'system', ... is not a non-empty string"
+        ("openai_evals.jsonl", "an `input` list of chat messages (openai/evals", "{messages: .input}"),
+        # was "one JSON object of columns (1 values each: completion, prompt)"
+        ("trl_conv_prompt_completion.jsonl", "a `prompt` list of messages with a `completion` (TRL",
+         "(.prompt + .completion)"),
+        # was "one JSON object of columns (1 values each: data)"
+        ("genaiperf_inputs.json", "a GenAI-Perf inputs.json", "jq -c '.data[].payload[]'"),
+        # was "tools '' is not a non-empty list of tool definitions" for LLaMA-Factory's JSON-text `tools`
+        ("llamafactory_sharegpt_tools.jsonl", "tools is JSON text (", ".tools |= fromjson"),
+    ],
+)  # fmt: skip
+def test_public_rows_without_a_prompt_refused_by_name(name: str, named: str, fix: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("a", HERE / name)
+    assert err.value.message.startswith(f"{HERE / name}:1: {named}"), err.value.message
+    assert fix in (err.value.fix or ""), err.value.fix
+
+
+def test_swebench_oracle_text_is_the_prompt() -> None:
+    """A SWE-bench row that carries the built prompt (princeton-nlp/SWE-bench_oracle's ``text``) is read by it, not
+    refused as a task row."""
+    (p,) = load_prompt_file("a", HERE / "swebench_oracle.jsonl")
+    assert p.messages == [
+        {
+            "role": "user",
+            "content": "You will be provided with a partial code base and an issue statement explaining a problem to "
+            "resolve.\n<issue>\nseparability\n</issue>",
+        }
+    ]
+
+
+def test_llamafactory_sharegpt_empty_tools_and_system() -> None:
+    """LLaMA-Factory's sharegpt row: `tools` "" (no tools; it was refused as "tools '' is not a non-empty list of tool
+    definitions") and a top-level `system` sent as the system message; the recorded answer sizes the output."""
+    (p,) = load_prompt_file("a", HERE / "llamafactory_sharegpt.jsonl")
+    assert p.messages == [
+        {"role": "system", "content": "Answer in one sentence."},
+        {"role": "user", "content": "What is the boiling point of water?"},
+    ]
+    assert "tools" not in p.meta
+    assert p.meta["recorded_answer"] == "100 C at sea level."

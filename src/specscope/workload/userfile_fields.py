@@ -521,8 +521,12 @@ def tools_of(where: str, record: dict[str, Any]) -> list[dict[str, Any]] | None:
             one), by line.
     """
     tools = record.get("tools")
-    if tools is None:
+    if tools is None or tools == "":  # LLaMA-Factory's sharegpt / alpaca `tools` column: "" when the row has none
         return None
+    if isinstance(tools, str) and tools.lstrip().startswith("["):
+        raise bad_row(where, f"tools is JSON text ({tools!r:.60}: LLaMA-Factory's tool description column)",
+                      'a list of OpenAI tool objects ({"type": "function", "function": {"name", "parameters"}})',
+                      "decode it to the list, e.g. jq -c '.tools |= fromjson' FILE > OUT.jsonl")  # fmt: skip
     if not isinstance(tools, list) or not tools or not all(isinstance(t, dict) for t in tools):
         raise bad_row(where, f"tools {tools!r:.60} is not a non-empty list of tool definitions",
                       'a list of OpenAI tool objects ({"type": "function", "function": {"name", "parameters"}})',

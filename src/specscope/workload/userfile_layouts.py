@@ -127,7 +127,14 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "the Messages API body); a FastChat model answer row (`question_id`, "
         "`answer_id`, `model_id`, `choices`: a model's answers, as Spec-Bench, Medusa and EAGLE write them under "
         "`model_answer/`; the fix is the questions' `question.jsonl`); a LIMA row (`conversations` of plain "
-        'strings); the multi-turn benchmark\'s synthetic conversation config (`"filetype": '
+        "strings); an OpenAssistant message tree (`message_tree_id`, `prompt` with nested `replies`: oasst2 "
+        "`*.trees.jsonl`); a preference pair (`chosen`, `rejected`: Anthropic/hh-rlhf); a MetaMathQA row (`query`, "
+        "`response`); a LiveCodeBench problem (`question_content`, `platform`); a SWE-bench task (`instance_id`, "
+        "`problem_statement`; its `_oracle` / `_bm25_*` files' `text` is read); an openai/evals sample (`input` a "
+        "list of messages); a TRL conversational prompt-completion row (`prompt` messages, `completion`); "
+        "GenAI-Perf's `inputs.json` (`data` [{`payload`: [body]}]); a LLaMA-Factory `tools` string of JSON (an "
+        "empty one is no tools); "
+        'the multi-turn benchmark\'s synthetic conversation config (`"filetype": '
         '"generate_conversations"`)',
         "public datasets no benchmark client's file reader takes; a generator's settings",
         "refused by name before any field is read, with what to write instead (`prompt`, `conversations`, `messages`)",
