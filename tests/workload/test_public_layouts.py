@@ -231,6 +231,13 @@ def test_token_count_sessions_without_timestamps_are_not_sent_between_trace_and_
          "(.prompt + .completion)"),
         # was "one JSON object of columns (1 values each: data)"
         ("genaiperf_inputs.json", "a GenAI-Perf inputs.json", "jq -c '.data[].payload[]'"),
+        # was "no messages/conversations/... field (keys: ['data', 'id'])"
+        ("ultrachat_raw.jsonl", "an `id` / `data` row (stingning/ultrachat", "`messages`"),
+        # was sent: the prompt '["Is it morally right ...", "OK, does pineapple ..."]', brackets and quotes included
+        ("arena_hp55k.jsonl", "an Arena human-preference row (`prompt`, `response_a`, `response_b`",
+         "(.prompt | fromjson)"),
+        # was "turns is not a non-empty list" (Nectar's `turns` is a count)
+        ("nectar.jsonl", "a Nectar row (berkeley-nest/Nectar", "`messages`"),
         # was "tools '' is not a non-empty list of tool definitions" for LLaMA-Factory's JSON-text `tools`
         ("llamafactory_sharegpt_tools.jsonl", "tools is JSON text (", ".tools |= fromjson"),
     ],
@@ -265,3 +272,10 @@ def test_llamafactory_sharegpt_empty_tools_and_system() -> None:
     ]
     assert "tools" not in p.meta
     assert p.meta["recorded_answer"] == "100 C at sea level."
+
+
+def test_pairwise_row_with_a_plain_prompt_is_read() -> None:
+    """A pairwise row whose `prompt` is plain text (not an Arena JSON list) is read by that prompt, even one that
+    opens with a bracket."""
+    (p,) = load_prompt_file("a", HERE / "pairwise_plain.jsonl")
+    assert p.messages == [{"role": "user", "content": "[draft] Write a haiku."}]

@@ -57,6 +57,7 @@ __all__ = [
     "UNPROMPTED_DATASET_ROWS",
     "CHAT_LIST_REFUSALS",
     "GENAI_PERF_INPUTS_REFUSAL",
+    "ARENA_PREFERENCE_REFUSAL",
     "MULTI_TURN_CONFIG_REFUSAL",
     "MULTI_TURN_ROW_KEYS",
     "RECORDED_HISTORY_NOTE",
@@ -352,6 +353,13 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "reply's token count is the output length",
     ),
     (
+        ("prompt", "answers", "num_responses"),
+        'a Nectar row (berkeley-nest/Nectar: `prompt` a "Human: ... Assistant:" transcript, `answers` ranked '
+        "model answers, `turns` a count)",
+        "write the transcript's turns as `messages` (Human -> user, Assistant -> assistant, the trailing "
+        '"Assistant:" dropped), or a single-turn prompt without its markers as `prompt`',
+    ),
+    (
         ("custom_id", "method", "url", "body"),
         "an OpenAI Batch API request line (`custom_id`, `method`, `url`, `body`: the input of a batch runner, "
         "vllm-project/vllm vllm/entrypoints/openai/run_batch.py @0056ae7b BatchRequestInput; no benchmark client's "
@@ -407,6 +415,13 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "use a SWE-bench file with the prompt built (princeton-nlp/SWE-bench_oracle or _bm25_*: its `text` column is "
         "read), or write `prompt` rows from `problem_statement`",
     ),
+    (
+        ("id", "data"),
+        "an `id` / `data` row (stingning/ultrachat: `data` the turns as plain strings, user and assistant "
+        "alternating, no roles)",
+        'write the turns as `messages` ([{"role": "user", "content": ...}, ...]), e.g. HuggingFaceH4/ultrachat_200k, '
+        "which --workload reads",
+    ),
 )
 #: A text column that holds a list of chat messages instead of text, by column: ``(what it is, the fix)``. They were
 #: refused as "input [...] is not a non-empty string" (OpenAI Evals) or named as an SGLang autobench ``prompt`` list
@@ -423,6 +438,15 @@ CHAT_LIST_REFUSALS: dict[str, tuple[str, str]] = {
         "answer is not sent; its token count is the output length)",
     ),
 }
+#: An Arena human-preference row (lmarena-ai/arena-human-preference-55k, the Kaggle "LMSYS - Chatbot Arena Human
+#: Preference Predictions" train.csv: ``prompt``, ``response_a``, ``response_b`` each the JSON text of a list, one
+#: item per turn) and the fix. Its ``prompt`` was sent as the prompt, brackets and quotes included.
+ARENA_PREFERENCE_REFUSAL = (
+    "an Arena human-preference row (`prompt`, `response_a`, `response_b`: lmarena-ai/arena-human-preference-55k, "
+    "each the JSON text of a list of turns)",
+    "decode `prompt` into the user turns, e.g. jq -c '{turns: (.prompt | fromjson), id}' FILE > OUT.jsonl (each turn "
+    "is then sent after the server's answer to the one before)",
+)
 #: GenAI-Perf's own ``inputs.json`` (triton-inference-server/perf_analyzer genai-perf
 #: ``genai_perf/inputs/converters/base_converter.py`` @053bdb77 ``_finalize_payload``: ``{"data": [{"payload":
 #: [request body]}]}``, each body a chat request's ``messages`` and ``max_tokens``) and the fix. It was refused as

@@ -133,7 +133,9 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "`problem_statement`; its `_oracle` / `_bm25_*` files' `text` is read); an openai/evals sample (`input` a "
         "list of messages); a TRL conversational prompt-completion row (`prompt` messages, `completion`); "
         "GenAI-Perf's `inputs.json` (`data` [{`payload`: [body]}]); a LLaMA-Factory `tools` string of JSON (an "
-        "empty one is no tools); "
+        "empty one is no tools); a stingning/ultrachat row (`id`, `data` of plain strings); an Arena "
+        "human-preference row (`prompt`, `response_a`, `response_b`, each JSON text of a list); a Nectar row "
+        "(`prompt` a Human/Assistant transcript, `answers`); "
         'the multi-turn benchmark\'s synthetic conversation config (`"filetype": '
         '"generate_conversations"`)',
         "public datasets no benchmark client's file reader takes; a generator's settings",
