@@ -279,3 +279,17 @@ def test_pairwise_row_with_a_plain_prompt_is_read() -> None:
     opens with a bracket."""
     (p,) = load_prompt_file("a", HERE / "pairwise_plain.jsonl")
     assert p.messages == [{"role": "user", "content": "[draft] Write a haiku."}]
+
+
+def test_nemo_chat_sft_roles_are_read() -> None:
+    """NeMo's chat SFT layout (nvidia/Daring-Anteater: top-level `system`, `mask`, `conversations` of `{from: "User" /
+    "Assistant", value, label}`) was refused as "turn 0 has role 'User'"; now a chat: the system message, the turns up
+    to the last user turn, the recorded answer ("11") sizing the output."""
+    (p,) = load_prompt_file("a", HERE / "daring_anteater.jsonl")
+    assert p.messages == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Name a prime number."},
+        {"role": "assistant", "content": "7"},
+        {"role": "user", "content": "Another?"},
+    ]
+    assert p.meta["recorded_answer"] == "11"

@@ -168,9 +168,13 @@ _WORKLOAD_FILE = FileKind(
     fix="check the --workload path",
     limit_fix="split the file into several --workload files",
 )
+#: ShareGPT turn roles (``from``); ``User`` / ``Assistant`` are NeMo's chat SFT layout (NVIDIA/NeMo
+#: nemo/collections/nlp/data/language_modeling/megatron/gpt_sft_chat_dataset.py @083822e8: ``system``, ``mask``,
+#: ``conversations`` of ``{from, value, label}``; nvidia/Daring-Anteater, HelpSteer SFT files), refused as "turn 0 has
+#: role 'User'" before.
 _SHAREGPT_ROLES = {
-    **{r: "user" for r in ("human", "user")},
-    **{r: "assistant" for r in ("gpt", "assistant", "chatgpt", "bing", "bard")},
+    **{r: "user" for r in ("human", "user", "User")},
+    **{r: "assistant" for r in ("gpt", "assistant", "chatgpt", "bing", "bard", "Assistant")},
     "system": "system",
 }
 _CHAT_ROLES = {"system": "system", "user": "user", "assistant": "assistant", "developer": "system"}

@@ -51,8 +51,9 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "`conversations` [{from, value}]",
         "ShareGPT (`ShareGPT_V3_unfiltered_cleaned_split.json`: one JSON array)",
         "`human`/`user` -> user; `gpt`, `chatgpt`, `bing`, `bard` -> assistant; `system` (vLLM "
-        "`benchmarks/multi_turn/convert_sharegpt_to_openai.py`); assistant turns before the first user turn "
-        "dropped (a continued chat); recorded answers before the last user turn stay in the history, the "
+        "`benchmarks/multi_turn/convert_sharegpt_to_openai.py`); `User` -> user, `Assistant` -> assistant and a "
+        "top-level `system` (NeMo's chat SFT layout: nvidia/Daring-Anteater); assistant turns before the first "
+        "user turn dropped (a continued chat); recorded answers before the last user turn stay in the history, the "
         "trailing one is dropped (its token count is the output length, as vLLM's `ShareGPTDataset`)",
         (_SENT + "[conversations]",),
     ),
