@@ -61,7 +61,7 @@ def test_unread_public_rows_refused_by_name(name: str, named: str, fix: str) -> 
 @pytest.mark.parametrize(
     ("name", "row_id"),
     [("humaneval.jsonl", "HumanEval/0"), ("ultrachat_200k.jsonl", "8f3e2a"), ("lmsys_chat_1m.jsonl", "c0ffee01"),
-     ("wildchat.jsonl", "9a1b2c3d")],
+     ("wildchat.jsonl", "9a1b2c3d"), ("arena_hard_v2_question.jsonl", "0f1a2b3c4d5e6f70")],
 )  # fmt: skip
 def test_dataset_ids_are_row_ids(name: str, row_id: str) -> None:
     (p,) = load_prompt_file("a", HERE / name)
@@ -238,6 +238,8 @@ def test_token_count_sessions_without_timestamps_are_not_sent_between_trace_and_
          "(.prompt | fromjson)"),
         # was "turns is not a non-empty list" (Nectar's `turns` is a count)
         ("nectar.jsonl", "a Nectar row (berkeley-nest/Nectar", "`messages`"),
+        # was "turn 1 content is {'answer': ...}; expected: a string or a list of text parts"
+        ("arena_hard_v2_answer.jsonl", "an Arena-Hard-Auto model answer row (`uid`, `ans_id`", "question.jsonl"),
         # was "tools '' is not a non-empty list of tool definitions" for LLaMA-Factory's JSON-text `tools`
         ("llamafactory_sharegpt_tools.jsonl", "tools is JSON text (", ".tools |= fromjson"),
     ],

@@ -139,8 +139,11 @@ SHAREGPT_FIELDS = ("conversations", "conversation")
 #: A row's id, the first that names a row (a non-blank text or an integer): specscope's / AIPerf's ``id`` and
 #: ``session_id``, FastChat's ``question_id``, HumanEval's and MBPP's ``task_id``, ``prompt_id``
 #: (HuggingFaceH4/mt_bench_prompts, ultrachat_200k, no_robots), ``conversation_id`` (lmsys/lmsys-chat-1m),
-#: ``conversation_hash`` (allenai/WildChat).
-ROW_ID_FIELDS = ("id", "question_id", "session_id", "task_id", "prompt_id", "conversation_id", "conversation_hash")
+#: ``conversation_hash`` (allenai/WildChat), ``uid`` (Arena-Hard-Auto v2.0 ``question.jsonl``: ``uid``, ``category``,
+#: ``subcategory``, ``prompt``; its row id was the line number).
+ROW_ID_FIELDS = (
+    "id", "question_id", "session_id", "task_id", "prompt_id", "conversation_id", "conversation_hash", "uid",
+)  # fmt: skip
 #: LMSYS Chatbot Arena exports (``lmsys/chatbot_arena_conversations``, ``lmsys/mt_bench_human_judgments``): the two
 #: sides' chats of the same user turns (``{"role", "content"}``), beside ``model_a`` / ``model_b``, ``winner`` and
 #: ``turn`` (an int: the number of user turns). No peer tool's reader takes this layout; specscope reads the first
@@ -374,6 +377,13 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "client's file reader takes it)",
         "write each line's `params` as a row (its `messages` and `max_tokens`; a `system` string there becomes a "
         "system message), e.g. jq -c '.params' FILE > OUT.jsonl",
+    ),
+    (
+        ("uid", "ans_id", "model", "messages"),
+        "an Arena-Hard-Auto model answer row (`uid`, `ans_id`, `model`, `messages` ending in the model's answer "
+        "object: what lmarena/arena-hard-auto gen_answer.py writes under model_answer/; not questions)",
+        "pass the questions they answer, the benchmark's question.jsonl (`uid`, `prompt`), with --workload "
+        "NAME=question.jsonl",
     ),
     (
         ("question_id", "answer_id", "model_id", "choices"),
