@@ -61,7 +61,7 @@ def test_unread_public_rows_refused_by_name(name: str, named: str, fix: str) -> 
 @pytest.mark.parametrize(
     ("name", "row_id"),
     [("humaneval.jsonl", "HumanEval/0"), ("ultrachat_200k.jsonl", "8f3e2a"), ("lmsys_chat_1m.jsonl", "c0ffee01"),
-     ("wildchat.jsonl", "9a1b2c3d")],
+     ("wildchat.jsonl", "9a1b2c3d"), ("arena_hard_v2_question.jsonl", "0f1a2b3c4d5e6f70")],
 )  # fmt: skip
 def test_dataset_ids_are_row_ids(name: str, row_id: str) -> None:
     (p,) = load_prompt_file("a", HERE / name)
@@ -210,3 +210,88 @@ def test_token_count_sessions_without_timestamps_are_not_sent_between_trace_and_
     with pytest.raises(ConfigError) as workload_err:
         load_prompt_file("m", path)
     assert "each row needs its timestamp (ms)" in (workload_err.value.fix or "")
+
+
+# Issue 36, second hunt (branch nuw55): public rows that were refused generically ("no messages/conversations/...
+# field (keys: ...)", "input [...] is not a non-empty string", "one JSON object of columns") are refused by name with
+# what to write instead; each file's source is in tests/data/SOURCES.md.
+@pytest.mark.parametrize(
+    ("name", "named", "fix"),
+    [
+        ("hh_rlhf.jsonl", "a preference pair row (`chosen`, `rejected`", "`messages`"),
+        ("metamathqa.jsonl", "a `query` / `response` row (meta-math/MetaMathQA", "{prompt: .query}"),
+        ("livecodebench.jsonl", "a LiveCodeBench problem row", "question_content"),
+        ("swebench.jsonl", "a SWE-bench task row (`instance_id`", "`text` column"),
+        # was "prompt {'message_id': ... is not a non-empty string"
+        ("oasst2_trees.jsonl", "an OpenAssistant message tree (`message_tree_id`, `prompt`", "`messages` row"),
+        # was "input [{'role': 'system', ... is not a non-empty string"
+        ("openai_evals.jsonl", "an `input` list of chat messages (openai/evals", "{messages: .input}"),
+        # was "one JSON object of columns (1 values each: completion, prompt)"
+        ("trl_conv_prompt_completion.jsonl", "a `prompt` list of messages with a `completion` (TRL",
+         "(.prompt + .completion)"),
+        # was "one JSON object of columns (1 values each: data)"
+        ("genaiperf_inputs.json", "a GenAI-Perf inputs.json", "jq -c '.data[].payload[]'"),
+        # was "no messages/conversations/... field (keys: ['data', 'id'])"
+        ("ultrachat_raw.jsonl", "an `id` / `data` row (stingning/ultrachat", "`messages`"),
+        # was sent: the prompt '["Is it morally right ...", "OK, does pineapple ..."]', brackets and quotes included
+        ("arena_hp55k.jsonl", "an Arena human-preference row (`prompt`, `response_a`, `response_b`",
+         "(.prompt | fromjson)"),
+        # was "turns is not a non-empty list" (Nectar's `turns` is a count)
+        ("nectar.jsonl", "a Nectar row (berkeley-nest/Nectar", "`messages`"),
+        # was "turn 1 content is {'answer': ...}; expected: a string or a list of text parts"
+        ("arena_hard_v2_answer.jsonl", "an Arena-Hard-Auto model answer row (`uid`, `ans_id`", "question.jsonl"),
+        # was "tools '' is not a non-empty list of tool definitions" for LLaMA-Factory's JSON-text `tools`
+        ("llamafactory_sharegpt_tools.jsonl", "tools is JSON text (", ".tools |= fromjson"),
+    ],
+)  # fmt: skip
+def test_public_rows_without_a_prompt_refused_by_name(name: str, named: str, fix: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("a", HERE / name)
+    assert err.value.message.startswith(f"{HERE / name}:1: {named}"), err.value.message
+    assert fix in (err.value.fix or ""), err.value.fix
+
+
+def test_swebench_oracle_text_is_the_prompt() -> None:
+    """A SWE-bench row that carries the built prompt (princeton-nlp/SWE-bench_oracle's ``text``) is read by it, not
+    refused as a task row."""
+    (p,) = load_prompt_file("a", HERE / "swebench_oracle.jsonl")
+    assert p.messages == [
+        {
+            "role": "user",
+            "content": "You will be provided with a partial code base and an issue statement explaining a problem to "
+            "resolve.\n<issue>\nseparability\n</issue>",
+        }
+    ]
+
+
+def test_llamafactory_sharegpt_empty_tools_and_system() -> None:
+    """LLaMA-Factory's sharegpt row: `tools` "" (no tools; it was refused as "tools '' is not a non-empty list of tool
+    definitions") and a top-level `system` sent as the system message; the recorded answer sizes the output."""
+    (p,) = load_prompt_file("a", HERE / "llamafactory_sharegpt.jsonl")
+    assert p.messages == [
+        {"role": "system", "content": "Answer in one sentence."},
+        {"role": "user", "content": "What is the boiling point of water?"},
+    ]
+    assert "tools" not in p.meta
+    assert p.meta["recorded_answer"] == "100 C at sea level."
+
+
+def test_pairwise_row_with_a_plain_prompt_is_read() -> None:
+    """A pairwise row whose `prompt` is plain text (not an Arena JSON list) is read by that prompt, even one that
+    opens with a bracket."""
+    (p,) = load_prompt_file("a", HERE / "pairwise_plain.jsonl")
+    assert p.messages == [{"role": "user", "content": "[draft] Write a haiku."}]
+
+
+def test_nemo_chat_sft_roles_are_read() -> None:
+    """NeMo's chat SFT layout (nvidia/Daring-Anteater: top-level `system`, `mask`, `conversations` of `{from: "User" /
+    "Assistant", value, label}`) was refused as "turn 0 has role 'User'"; now a chat: the system message, the turns up
+    to the last user turn, the recorded answer ("11") sizing the output."""
+    (p,) = load_prompt_file("a", HERE / "daring_anteater.jsonl")
+    assert p.messages == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Name a prime number."},
+        {"role": "assistant", "content": "7"},
+        {"role": "user", "content": "Another?"},
+    ]
+    assert p.meta["recorded_answer"] == "11"

@@ -54,6 +54,10 @@ __all__ = [
     "DYNAMIC_PLAN_REFUSAL",
     "FOREIGN_LAYOUTS",
     "UNREAD_DATASET_ROWS",
+    "UNPROMPTED_DATASET_ROWS",
+    "CHAT_LIST_REFUSALS",
+    "GENAI_PERF_INPUTS_REFUSAL",
+    "ARENA_PREFERENCE_REFUSAL",
     "MULTI_TURN_CONFIG_REFUSAL",
     "MULTI_TURN_ROW_KEYS",
     "RECORDED_HISTORY_NOTE",
@@ -135,8 +139,11 @@ SHAREGPT_FIELDS = ("conversations", "conversation")
 #: A row's id, the first that names a row (a non-blank text or an integer): specscope's / AIPerf's ``id`` and
 #: ``session_id``, FastChat's ``question_id``, HumanEval's and MBPP's ``task_id``, ``prompt_id``
 #: (HuggingFaceH4/mt_bench_prompts, ultrachat_200k, no_robots), ``conversation_id`` (lmsys/lmsys-chat-1m),
-#: ``conversation_hash`` (allenai/WildChat).
-ROW_ID_FIELDS = ("id", "question_id", "session_id", "task_id", "prompt_id", "conversation_id", "conversation_hash")
+#: ``conversation_hash`` (allenai/WildChat), ``uid`` (Arena-Hard-Auto v2.0 ``question.jsonl``: ``uid``, ``category``,
+#: ``subcategory``, ``prompt``; its row id was the line number).
+ROW_ID_FIELDS = (
+    "id", "question_id", "session_id", "task_id", "prompt_id", "conversation_id", "conversation_hash", "uid",
+)  # fmt: skip
 #: LMSYS Chatbot Arena exports (``lmsys/chatbot_arena_conversations``, ``lmsys/mt_bench_human_judgments``): the two
 #: sides' chats of the same user turns (``{"role", "content"}``), beside ``model_a`` / ``model_b``, ``winner`` and
 #: ``turn`` (an int: the number of user turns). No peer tool's reader takes this layout; specscope reads the first
@@ -342,6 +349,20 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "build each conversation from its tree (parent_id links, role prompter -> user) and write `messages` rows",
     ),
     (
+        ("message_tree_id", "prompt"),
+        "an OpenAssistant message tree (`message_tree_id`, `prompt`: the tree's first message with its `replies` "
+        "nested, as OpenAssistant/oasst2 `*.trees.jsonl` writes it; not one conversation)",
+        "write each path from `prompt` down its `replies` as a `messages` row (role prompter -> user); the last "
+        "reply's token count is the output length",
+    ),
+    (
+        ("prompt", "answers", "num_responses"),
+        'a Nectar row (berkeley-nest/Nectar: `prompt` a "Human: ... Assistant:" transcript, `answers` ranked '
+        "model answers, `turns` a count)",
+        "write the transcript's turns as `messages` (Human -> user, Assistant -> assistant, the trailing "
+        '"Assistant:" dropped), or a single-turn prompt without its markers as `prompt`',
+    ),
+    (
         ("custom_id", "method", "url", "body"),
         "an OpenAI Batch API request line (`custom_id`, `method`, `url`, `body`: the input of a batch runner, "
         "vllm-project/vllm vllm/entrypoints/openai/run_batch.py @0056ae7b BatchRequestInput; no benchmark client's "
@@ -358,6 +379,13 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "system message), e.g. jq -c '.params' FILE > OUT.jsonl",
     ),
     (
+        ("uid", "ans_id", "model", "messages"),
+        "an Arena-Hard-Auto model answer row (`uid`, `ans_id`, `model`, `messages` ending in the model's answer "
+        "object: what lmarena/arena-hard-auto gen_answer.py writes under model_answer/; not questions)",
+        "pass the questions they answer, the benchmark's question.jsonl (`uid`, `prompt`), with --workload "
+        "NAME=question.jsonl",
+    ),
+    (
         ("question_id", "answer_id", "model_id", "choices"),
         "a FastChat model answer row (`question_id`, `answer_id`, `model_id`, `choices` of answer `turns`: a model's "
         "answers as lm-sys/FastChat fastchat/llm_judge/gen_model_answer.py writes them, and Spec-Bench, Medusa and "
@@ -365,6 +393,78 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "pass the questions they answer, the benchmark's question.jsonl (Spec-Bench's with --dataset spec-bench "
         "--dataset-path question.jsonl; MT-Bench's with --workload NAME=question.jsonl)",
     ),
+)
+#: Public dataset rows that hold no field specscope reads as a prompt, named when nothing else of the row is read
+#: (a SWE-bench row with the ``text`` of ``princeton-nlp/SWE-bench_oracle`` is read by that ``text``): ``(fields that
+#: tell the row, what it is, the fix)``. They were refused with "no messages/conversations/... field (keys: ...)".
+UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (
+        ("chosen", "rejected"),
+        "a preference pair row (`chosen`, `rejected`: two whole transcripts, as Anthropic/hh-rlhf writes them "
+        '("\\n\\nHuman: ...\\n\\nAssistant: ..."); no prompt field)',
+        "write the shared opening of each pair (the text up to its last `Assistant:`) as `messages` (Human -> user, "
+        "Assistant -> assistant) or as a `prompt`",
+    ),
+    (
+        ("query", "response"),
+        "a `query` / `response` row (meta-math/MetaMathQA; no benchmark client reads a `query` column)",
+        "rename the column to prompt (e.g. jq -c '{prompt: .query}' FILE > OUT.jsonl); `response` is the reference "
+        "answer, never sent",
+    ),
+    (
+        ("question_content", "platform"),
+        "a LiveCodeBench problem row (`question_title`, `question_content`, `starter_code`, test cases: "
+        "livecodebench/code_generation_lite; its runner builds the prompt from `question_content` and `starter_code`)",
+        "write each problem as a `prompt` (`question_content`, then `starter_code` when not empty), e.g. "
+        "jq -c '{prompt: .question_content, id: .question_id}' FILE > OUT.jsonl",
+    ),
+    (
+        ("instance_id", "problem_statement"),
+        "a SWE-bench task row (`instance_id`, `repo`, `base_commit`, `problem_statement`, `patch`: an agent task, "
+        "princeton-nlp/SWE-bench; no prompt field)",
+        "use a SWE-bench file with the prompt built (princeton-nlp/SWE-bench_oracle or _bm25_*: its `text` column is "
+        "read), or write `prompt` rows from `problem_statement`",
+    ),
+    (
+        ("id", "data"),
+        "an `id` / `data` row (stingning/ultrachat: `data` the turns as plain strings, user and assistant "
+        "alternating, no roles)",
+        'write the turns as `messages` ([{"role": "user", "content": ...}, ...]), e.g. HuggingFaceH4/ultrachat_200k, '
+        "which --workload reads",
+    ),
+)
+#: A text column that holds a list of chat messages instead of text, by column: ``(what it is, the fix)``. They were
+#: refused as "input [...] is not a non-empty string" (OpenAI Evals) or named as an SGLang autobench ``prompt`` list
+#: (TRL's conversational prompt-completion rows).
+CHAT_LIST_REFUSALS: dict[str, tuple[str, str]] = {
+    "input": (
+        "an `input` list of chat messages (openai/evals samples: `input` the messages, `ideal` the reference answer)",
+        "rename it to messages, e.g. jq -c '{messages: .input}' FILE > OUT.jsonl",
+    ),
+    "completion": (
+        "a `prompt` list of messages with a `completion` (TRL's conversational prompt-completion row: `completion` "
+        "the answer's messages)",
+        "write the row as messages, e.g. jq -c '{messages: (.prompt + .completion)}' FILE > OUT.jsonl (the trailing "
+        "answer is not sent; its token count is the output length)",
+    ),
+}
+#: An Arena human-preference row (lmarena-ai/arena-human-preference-55k, the Kaggle "LMSYS - Chatbot Arena Human
+#: Preference Predictions" train.csv: ``prompt``, ``response_a``, ``response_b`` each the JSON text of a list, one
+#: item per turn) and the fix. Its ``prompt`` was sent as the prompt, brackets and quotes included.
+ARENA_PREFERENCE_REFUSAL = (
+    "an Arena human-preference row (`prompt`, `response_a`, `response_b`: lmarena-ai/arena-human-preference-55k, "
+    "each the JSON text of a list of turns)",
+    "decode `prompt` into the user turns, e.g. jq -c '{turns: (.prompt | fromjson), id}' FILE > OUT.jsonl (each turn "
+    "is then sent after the server's answer to the one before)",
+)
+#: GenAI-Perf's own ``inputs.json`` (triton-inference-server/perf_analyzer genai-perf
+#: ``genai_perf/inputs/converters/base_converter.py`` @053bdb77 ``_finalize_payload``: ``{"data": [{"payload":
+#: [request body]}]}``, each body a chat request's ``messages`` and ``max_tokens``) and the fix. It was refused as
+#: "one JSON object of columns (1 values each: data)".
+GENAI_PERF_INPUTS_REFUSAL = (
+    "a GenAI-Perf inputs.json (`data` [{`payload`: [request body]}], the requests genai-perf wrote for Perf Analyzer)",
+    "write the request bodies one per line, e.g. jq -c '.data[].payload[]' FILE > OUT.jsonl; each body's `messages` "
+    "and `max_tokens` are then read (as AIPerf raw_payload rows)",
 )
 #: What a ``conversations`` list of plain strings is (GAIR/lima: user and assistant alternating, no roles) and the fix.
 LIMA_REFUSAL = (

@@ -85,11 +85,13 @@ from specscope.readfile import FileKind, read_user_file
 from specscope.values import article, check_name
 from specscope.workload.census import (
     BINARY_SUFFIXES,
+    CHAT_LIST_REFUSALS,
     LONGBENCH_V2_FIELDS,
     MESSAGES_FIELDS,
     ROW_ID_FIELDS,
     SHAREGPT_FIELDS,
     TEXT_FIELDS,
+    UNPROMPTED_DATASET_ROWS,
 )
 from specscope.workload.census_hub import PROBLEM_REFUSAL, is_mt_bench_prompts
 from specscope.workload.layout_of import Shape, layout_keys
@@ -166,9 +168,13 @@ _WORKLOAD_FILE = FileKind(
     fix="check the --workload path",
     limit_fix="split the file into several --workload files",
 )
+#: ShareGPT turn roles (``from``); ``User`` / ``Assistant`` are NeMo's chat SFT layout (NVIDIA/NeMo
+#: nemo/collections/nlp/data/language_modeling/megatron/gpt_sft_chat_dataset.py @083822e8: ``system``, ``mask``,
+#: ``conversations`` of ``{from, value, label}``; nvidia/Daring-Anteater, HelpSteer SFT files), refused as "turn 0 has
+#: role 'User'" before.
 _SHAREGPT_ROLES = {
-    **{r: "user" for r in ("human", "user")},
-    **{r: "assistant" for r in ("gpt", "assistant", "chatgpt", "bing", "bard")},
+    **{r: "user" for r in ("human", "user", "User")},
+    **{r: "assistant" for r in ("gpt", "assistant", "chatgpt", "bing", "bard", "Assistant")},
     "system": "system",
 }
 _CHAT_ROLES = {"system": "system", "user": "user", "assistant": "assistant", "developer": "system"}
@@ -527,6 +533,7 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, Any]],
         return [{"role": "user", "content": turns[0]}], turns[1:]
     if (longbench := longbench_v2_prompt(where, record)) is not None:  # SGLang longbench_v2's template
         return [{"role": "user", "content": longbench}], ()
+    _refuse_chat_list(where, record)
     refuse_autobench_prompt(where, record)
     key = first_text_field(record)  # GuideLLM: the first text column in the file's order
     if key is not None and key != "instruction":
@@ -543,12 +550,31 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, Any]],
         ], ()
     if "problem" in record:  # AIPerf's hub datasets of a `problem` column (census_hub)
         raise bad_row(where, PROBLEM_REFUSAL[0], "a prompt or messages per row", PROBLEM_REFUSAL[1])
+    for fields, what, fix in UNPROMPTED_DATASET_ROWS:
+        if all(k in record for k in fields):
+            raise bad_row(where, what, "a prompt or messages per row", fix)
     raise _bad(
         where,
         f"no messages/conversations/turns/{'/'.join(TEXT_FIELDS)}/texts/instruction field "
         f"(keys: {sorted(record)!s:.200})",
         "one of those fields",
     )
+
+
+def _refuse_chat_list(where: str, record: dict[str, Any]) -> None:
+    """Refuse by name a row whose text column holds a list of chat messages (:data:`CHAT_LIST_REFUSALS`): an
+    openai/evals sample's ``input``, or TRL's conversational ``prompt`` with a ``completion``."""
+
+    def chat_list(value: object) -> bool:
+        return isinstance(value, list) and bool(value) and all(isinstance(m, dict) and "role" in m for m in value)
+
+    if chat_list(record.get("input")) and first_text_field(record) == "input":
+        what, fix = CHAT_LIST_REFUSALS["input"]
+    elif chat_list(record.get("prompt")) and "completion" in record:
+        what, fix = CHAT_LIST_REFUSALS["completion"]
+    else:
+        return
+    raise bad_row(where, what, "a prompt string or messages per row", fix)
 
 
 def _alpaca_history(where: str, raw: object) -> list[dict[str, str]]:

@@ -21,6 +21,7 @@ from specscope.values import article
 from specscope.workload.census import (
     AIPERF_SINGLE_TURN_FIELDS,
     ARENA_FIELDS,
+    ARENA_PREFERENCE_REFUSAL,
     AUTOBENCH_FIX,
     BAILIAN_FIELDS,
     BAILIAN_REFUSAL,
@@ -255,6 +256,8 @@ def refuse_foreign_layout(where: str, record: object) -> None:
     for fields, what, fix in (*FOREIGN_LAYOUTS, *UNREAD_DATASET_ROWS):
         if all(k in record for k in fields):
             raise bad_row(where, what, "a prompt or messages per row", fix)
+    if _arena_preference(record):
+        raise bad_row(where, ARENA_PREFERENCE_REFUSAL[0], "a prompt or messages per row", ARENA_PREFERENCE_REFUSAL[1])
     if _otel_span(record) or (isinstance(record.get("spans"), list) and any(map(_otel_span, record["spans"]))):
         raise bad_row(where, OTEL_REFUSAL[0], "a prompt or messages per row", OTEL_REFUSAL[1])
     if isinstance(record.get("input_tokens"), list):  # SGLang token_trace: token ids
@@ -273,6 +276,22 @@ def refuse_foreign_layout(where: str, record: object) -> None:
     dag_turns = isinstance(turns, list) and any(isinstance(t, dict) and "messages" in t for t in turns)
     if dag_turns or "orchestrator" in record:
         raise bad_row(where, DAG_REFUSAL[0], "a prompt or messages per row", DAG_REFUSAL[1])
+
+
+def _arena_preference(record: dict[str, Any]) -> bool:
+    """True for an Arena human-preference row (:data:`ARENA_PREFERENCE_REFUSAL`): ``response_a`` and ``response_b``
+    beside a ``prompt`` that is the JSON text of a list of strings (a pairwise row whose ``prompt`` is plain text is
+    read by it)."""
+    prompt = record.get("prompt")
+    if not ("response_a" in record and "response_b" in record and isinstance(prompt, str)):
+        return False
+    if not prompt.lstrip().startswith("["):
+        return False
+    try:
+        turns = json.loads(prompt)
+    except (json.JSONDecodeError, RecursionError):
+        return False
+    return isinstance(turns, list) and bool(turns) and all(isinstance(t, str) for t in turns)
 
 
 def _otel_span(span: object) -> bool:
@@ -521,8 +540,12 @@ def tools_of(where: str, record: dict[str, Any]) -> list[dict[str, Any]] | None:
             one), by line.
     """
     tools = record.get("tools")
-    if tools is None:
+    if tools is None or tools == "":  # LLaMA-Factory's sharegpt / alpaca `tools` column: "" when the row has none
         return None
+    if isinstance(tools, str) and tools.lstrip().startswith("["):
+        raise bad_row(where, f"tools is JSON text ({tools!r:.60}: LLaMA-Factory's tool description column)",
+                      'a list of OpenAI tool objects ({"type": "function", "function": {"name", "parameters"}})',
+                      "decode it to the list, e.g. jq -c '.tools |= fromjson' FILE > OUT.jsonl")  # fmt: skip
     if not isinstance(tools, list) or not tools or not all(isinstance(t, dict) for t in tools):
         raise bad_row(where, f"tools {tools!r:.60} is not a non-empty list of tool definitions",
                       'a list of OpenAI tool objects ({"type": "function", "function": {"name", "parameters"}})',

@@ -51,8 +51,9 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "`conversations` [{from, value}]",
         "ShareGPT (`ShareGPT_V3_unfiltered_cleaned_split.json`: one JSON array)",
         "`human`/`user` -> user; `gpt`, `chatgpt`, `bing`, `bard` -> assistant; `system` (vLLM "
-        "`benchmarks/multi_turn/convert_sharegpt_to_openai.py`); assistant turns before the first user turn "
-        "dropped (a continued chat); recorded answers before the last user turn stay in the history, the "
+        "`benchmarks/multi_turn/convert_sharegpt_to_openai.py`); `User` -> user, `Assistant` -> assistant and a "
+        "top-level `system` (NeMo's chat SFT layout: nvidia/Daring-Anteater); assistant turns before the first "
+        "user turn dropped (a continued chat); recorded answers before the last user turn stay in the history, the "
         "trailing one is dropped (its token count is the output length, as vLLM's `ShareGPTDataset`)",
         (_SENT + "[conversations]",),
     ),
@@ -126,8 +127,18 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "`method`, `url`, `body`: a batch runner's input); a Message Batches request line (`custom_id`, `params`: "
         "the Messages API body); a FastChat model answer row (`question_id`, "
         "`answer_id`, `model_id`, `choices`: a model's answers, as Spec-Bench, Medusa and EAGLE write them under "
-        "`model_answer/`; the fix is the questions' `question.jsonl`); a LIMA row (`conversations` of plain "
-        'strings); the multi-turn benchmark\'s synthetic conversation config (`"filetype": '
+        "`model_answer/`; the fix is the questions' `question.jsonl`); an Arena-Hard-Auto v2 model answer row (`uid`, "
+        "`ans_id`, `model`, `messages`); a LIMA row (`conversations` of plain "
+        "strings); an OpenAssistant message tree (`message_tree_id`, `prompt` with nested `replies`: oasst2 "
+        "`*.trees.jsonl`); a preference pair (`chosen`, `rejected`: Anthropic/hh-rlhf); a MetaMathQA row (`query`, "
+        "`response`); a LiveCodeBench problem (`question_content`, `platform`); a SWE-bench task (`instance_id`, "
+        "`problem_statement`; its `_oracle` / `_bm25_*` files' `text` is read); an openai/evals sample (`input` a "
+        "list of messages); a TRL conversational prompt-completion row (`prompt` messages, `completion`); "
+        "GenAI-Perf's `inputs.json` (`data` [{`payload`: [body]}]); a LLaMA-Factory `tools` string of JSON (an "
+        "empty one is no tools); a stingning/ultrachat row (`id`, `data` of plain strings); an Arena "
+        "human-preference row (`prompt`, `response_a`, `response_b`, each JSON text of a list); a Nectar row "
+        "(`prompt` a Human/Assistant transcript, `answers`); "
+        'the multi-turn benchmark\'s synthetic conversation config (`"filetype": '
         '"generate_conversations"`)',
         "public datasets no benchmark client's file reader takes; a generator's settings",
         "refused by name before any field is read, with what to write instead (`prompt`, `conversations`, `messages`)",

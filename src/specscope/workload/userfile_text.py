@@ -20,6 +20,7 @@ from specscope.errors import ConfigError
 from specscope.values import article
 from specscope.workload.census import (
     DYNAMIC_PLAN_REFUSAL,
+    GENAI_PERF_INPUTS_REFUSAL,
     GUIDELLM_TEXT_COLUMNS,
     INPUTS_JSON_SENT,
     MESSAGES_FIELDS,
@@ -234,6 +235,8 @@ def _is_columns(doc: object) -> bool:
     lengths = {len(v) for v in doc.values()}
     if len(lengths) != 1 or 0 in lengths:
         return False
+    if any(all(isinstance(x, dict) and "role" in x for x in v) for v in doc.values()):
+        return False  # a row whose fields are chat messages (TRL's conversational `prompt` / `completion`)
     return not any(k in _LIST_FIELDS and not all(isinstance(x, list) for x in v) for k, v in doc.items())
 
 
@@ -328,6 +331,13 @@ def refuse_object_file(path: Path, text: str) -> None:
             f"the datasets JSON builder (which GuideLLM reads a .json file with) reads it as one row; write one record "
             f"per line: pandas.read_json(FILE, orient='{orient}').to_json(OUT.jsonl, orient='records', lines=True)",
         )
+    data = doc.get("data") if isinstance(doc, dict) else None
+    if (
+        isinstance(data, list)
+        and data
+        and all(isinstance(d, dict) and isinstance(d.get("payload"), list) for d in data)
+    ):
+        raise bad_row(f"{path}:1", GENAI_PERF_INPUTS_REFUSAL[0], COLUMNS_EXPECTED, GENAI_PERF_INPUTS_REFUSAL[1])
     if _is_columns(doc):
         _refuse_wrapped(f"{path}:1", doc)  # {"data": [records]} is a list of records, not a column
         assert isinstance(doc, dict)
