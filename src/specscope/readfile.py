@@ -51,6 +51,7 @@ __all__ = [
     "not_utf8_text",
     "utf8_conversion",
     "read_limited",
+    "settings_or_refuse",
     "read_user_bytes_and_text",
     "read_user_file",
     "gunzip_limited",
@@ -385,6 +386,26 @@ def split_lines(text: str) -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()
     return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def settings_or_refuse(doc: dict[str, Any], path: str | os.PathLike[str], what: str, fix: str) -> dict[str, Any]:
+    """``doc``, a settings file's parsed TOML, when it sets at least one key.
+
+    A file that sets nothing (zero bytes, or comments only: a failed copy, ``/dev/null`` given by mistake) is an
+    input nothing in which is recognised, never "the defaults" (issue 37: ``gate --run-file EMPTY`` ran the whole
+    default suite).
+
+    Raises:
+        ConfigError: ``doc`` is empty; ``what`` names the file's kind (``the run file``), ``fix`` what to do.
+    """
+    if not doc:
+        raise ConfigError(
+            f"{what} {os.fspath(path)} sets nothing",
+            found="no key (an empty file, or comments only)",
+            expected=f"{what} with at least one key",
+            fix=fix,
+        )
+    return doc
 
 
 def toml_loads(text: str) -> dict[str, Any]:

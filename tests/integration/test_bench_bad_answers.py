@@ -145,6 +145,9 @@ def _bench_rc(script: TruthScript, tmp_path: Path, *extra: str) -> tuple[int, li
         {"garbage": {"/metrics": [0]}, "garbage_status": 503},  # a busy proxy's 503
         {"hangup": {"/metrics": [0]}},  # a dropped connection
         {"hangup": {"/v1/models": [0]}, "serve_models": True},
+        # JSON of no engine's shape (a proxy's JSON error page) on the first check: refused at once before (exit 2,
+        # "serves /metrics as JSON that no engine adapter reads") where the HTML page was asked again (issue 37)
+        {"garbage": {"/metrics": [0]}, "garbage_body": {"/metrics": '{"error": "upstream timed out"}'}},
     ],
 )
 def test_one_bad_start_up_answer_is_asked_again_and_every_cell_runs(tmp_path, bad):
@@ -172,6 +175,14 @@ def test_start_up_metrics_that_stay_garbage_are_refused_quoting_the_body(tmp_pat
     code, _, err = _bench_rc(TruthScript(default=PLAN, garbage={"/metrics": [0, 1, 2, 3, 4]}), tmp_path)
     assert code == 2
     assert "found: HTTP 200 on GET /metrics: '<html><head><title>502 Bad Gateway" in err
+
+
+def test_start_up_metrics_that_stay_json_of_no_engine_are_refused_naming_that(tmp_path):
+    body = {"/metrics": '{"error": "upstream timed out"}'}
+    script = TruthScript(default=PLAN, garbage={"/metrics": [0, 1, 2, 3, 4]}, garbage_body=body)
+    code, _, err = _bench_rc(script, tmp_path)
+    assert code == 2
+    assert "serves /metrics as JSON that no engine adapter reads" in err and "upstream timed out" in err
 
 
 @pytest.mark.parametrize(

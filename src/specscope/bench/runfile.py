@@ -26,7 +26,7 @@ from typing import Any
 from specscope.bench.spec import BENCH_SPEC, Opt, by_flag, check_combinations, excluded_by
 from specscope.config import BenchOptions
 from specscope.errors import ConfigError, SpecscopeError
-from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileKind, read_user_file, toml_loads
+from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileKind, read_user_file, settings_or_refuse, toml_loads
 
 __all__ = ["dump_run_file", "given_options", "in_force_values", "read_like", "read_run_file", "stored_options"]
 
@@ -91,6 +91,7 @@ def read_run_file(
         raise ConfigError(
             f"{path} is not TOML", found=str(exc), expected="key = value lines", fix="fix the line named"
         ) from None
+    settings_or_refuse(data, path, _RUN_FILE.name, f"drop --run-file for the defaults, or {_RUN_FILE.fix}")
     keys = _file_keys(spec)
     out: dict[str, Any] = {}
     for key, value in data.items():

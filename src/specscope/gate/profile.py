@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from specscope.errors import ConfigError
-from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileKind, read_user_file, toml_loads
+from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileKind, read_user_file, settings_or_refuse, toml_loads
 from specscope.values import TIMEOUT_BOUNDS_S
 
 __all__ = ["GateSection", "GateProfile", "default_profile_text", "load_profile"]
@@ -159,4 +159,6 @@ def load_profile(path: str | Path | None = None) -> GateProfile:
         raise ConfigError(
             "gate profile is not valid TOML", found=f"{p}: {exc}", expected="TOML", fix="fix the syntax error"
         ) from None
+    fix = "drop --run-file for the default profile, or write one with: specscope gate --print-run-file > gate.toml"
+    settings_or_refuse(user, p, _PROFILE_FILE.name, fix)
     return _validate(_deep_merge(defaults, user), str(p))

@@ -54,6 +54,7 @@ from specscope.readfile import (
     FileTooLarge,
     read_error_text,
     read_text_limited,
+    settings_or_refuse,
     toml_loads,
 )
 
@@ -327,6 +328,8 @@ def parse_recipes(text: str, *, source: str = "<string>") -> RecipeBook:
             expected="TOML",
             fix="fix the syntax at the line named",
         ) from None
+    fix = "add [recipes.NAME] tables, or leave --recipes out for the recipes shipped with specscope"
+    settings_or_refuse(doc, source, "the recipe file", fix)
     unknown = sorted(set(doc) - {"defaults", "recipes"})
     if unknown:
         raise ConfigError(

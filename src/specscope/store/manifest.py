@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
+from specscope import strictjson
 from specscope.errors import StoreError
+from specscope.textsafe import clip
 
 if TYPE_CHECKING:
     from specscope.config import BenchOptions, RunOptions
@@ -357,7 +359,8 @@ def read_manifest(path: Path) -> dict[str, Any]:
     from specscope.readfile import read_limited
 
     try:
-        data = TypeAdapter(Any).validate_json(read_limited(path, MAX_MANIFEST_BYTES))
+        raw = read_limited(path, MAX_MANIFEST_BYTES)
+        data = TypeAdapter(Any).validate_json(raw)
     except (OSError, ValueError) as exc:  # ValueError: FileTooLarge, and pydantic's ValidationError (not JSON)
         what = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else f"{type(exc).__name__}: {exc}"
         raise ManifestError(
@@ -366,6 +369,17 @@ def read_manifest(path: Path) -> dict[str, Any]:
             expected=f"a UTF-8 JSON manifest of at most {MAX_MANIFEST_BYTES:,} bytes",
             fix="restore the file or start a new run",
         ) from None
+    try:  # a key twice (a hand edit): the parser kept the last value silently (issue 37)
+        strictjson.loads(raw, unique_keys=True)
+    except strictjson.DuplicateKey as exc:
+        raise ManifestError(
+            f"{path} holds a key twice in one object",
+            found=f"{exc.key!r} is {clip(repr(exc.first), 60)}, then again {clip(repr(exc.again), 60)}",
+            expected="each key once per object, as specscope writes it",
+            fix=f"keep the one you mean and delete the other in {path}",
+        ) from None
+    except ValueError:  # read above; pydantic's reader and json's differ only on what each refuses
+        pass
     return validate_manifest(data, path, reading=True)
 
 

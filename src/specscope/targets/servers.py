@@ -157,7 +157,12 @@ class ExternalServer:
                 if last:
                     raise
                 continue
-            json_body = m.status_code == 200 and _json_metrics(self.name, self.base_url, text)
+            try:  # JSON of no engine's shape (a proxy's JSON error page) is a bad answer too: asked again
+                json_body = m.status_code == 200 and _json_metrics(self.name, self.base_url, text)
+            except MetricsUnavailable:
+                if last:
+                    raise
+                continue
             if m.status_code == 200 and ("# TYPE" in text or ":" in text or json_body):
                 self.metrics_drains = json_body  # the one reading of what the server's /metrics is
                 return
