@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.bench import run_bench
 from specscope.config import BenchOptions
 from specscope.store import open_run
@@ -31,7 +32,7 @@ def _specscope(*args: str) -> subprocess.Popen:
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
-def _wait_for_lock_holder(run_dir: Path, pid: int, timeout_s: float = 60.0) -> None:
+def _wait_for_lock_holder(run_dir: Path, pid: int, timeout_s: float = HANG_S) -> None:
     """Until process ``pid`` holds the run's lock (it writes its pid into the lock file once it has it)."""
     from specscope.store.lock import LOCK_NAME
 
@@ -55,8 +56,8 @@ def test_a_second_resume_of_a_running_run_exits_2_and_no_cell_is_measured_twice(
         first = _specscope("bench", "--resume", str(run_dir))
         _wait_for_lock_holder(run_dir, first.pid)
         second = _specscope("bench", "--resume", str(run_dir))
-        out2, err2 = second.communicate(timeout=120)
-        out1, err1 = first.communicate(timeout=300)
+        out2, err2 = second.communicate(timeout=HANG_S)
+        out1, err1 = first.communicate(timeout=HANG_S)
         served = len(truth.served()) - served_before
     assert first.returncode == 0, err1
     assert second.returncode == 2, err2
@@ -73,7 +74,7 @@ def test_two_runs_started_together_with_one_out_folder_get_a_folder_each(tmp_pat
     with TruthServer(TruthScript(default=FAST)) as truth:
         args = ["bench", "--server", f"base={truth.base_url}", *opts, "--no-aa", "--out", str(tmp_path / "runs")]
         procs = [_specscope(*args) for _ in range(2)]
-        results = [p.communicate(timeout=300) for p in procs]
+        results = [p.communicate(timeout=HANG_S) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], results
     folders = sorted((tmp_path / "runs").iterdir())
     assert len(folders) == 2

@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from hangguard import HANG_S
 from specscope.errors import ServerStartError
 from specscope.launch.process import VllmServer, log_tail
 from specscope.launch.recipes import Recipe
@@ -58,7 +59,7 @@ def test_start_serve_describe_stop(tmp_path):
         grandchild = int(pid_file.read_text())
         assert _pid_alive(grandchild)
     assert server.alive() is False
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + HANG_S
     while _pid_alive(grandchild) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _pid_alive(grandchild)  # the whole process group was stopped
@@ -126,6 +127,6 @@ def test_server_killed_from_outside_reads_as_dead(tmp_path):
     with server:
         assert server.alive() is True
         os.killpg(server.pid, signal.SIGKILL)  # what an OOM kill or a crash looks like from outside
-        server._proc.wait(timeout=10)
+        server._proc.wait(timeout=HANG_S)
         assert server.alive() is False
     assert server.stop() == -9
