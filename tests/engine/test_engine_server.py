@@ -58,9 +58,9 @@ def test_base_server_lifecycle_and_ctrl_c(tmp_path: Path) -> None:
             assert server.model_name == "SmolLM2-135M-Instruct"
             assert server.command_line.startswith("llama-server -m ")
             assert f"--port {port} -c 512 -np 1 -t 1 -tb 1 --metrics" in server.command_line
-            health = httpx.get(f"{server.base_url}/health", timeout=5)
+            health = httpx.get(f"{server.base_url}/health", timeout=HANG_S)
             assert health.json() == {"status": "ok"}
-            models = httpx.get(f"{server.base_url}/v1/models", timeout=5).json()
+            models = httpx.get(f"{server.base_url}/v1/models", timeout=HANG_S).json()
             assert models["data"][0]["id"] == "SmolLM2-135M-Instruct"
             d = server.describe()
             assert d["config"]["name"] == "base"
