@@ -4,6 +4,7 @@ is measured twice; two ``bench`` started together with one ``--out`` get a folde
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -55,8 +56,14 @@ def test_a_second_resume_of_a_running_run_exits_2_and_no_cell_is_measured_twice(
         served_before = len(truth.served())
         first = _specscope("bench", "--resume", str(run_dir))
         _wait_for_lock_holder(run_dir, first.pid)
-        second = _specscope("bench", "--resume", str(run_dir))
-        out2, err2 = second.communicate(timeout=HANG_S)
+        # the first holds the lock, stopped, until the second has answered: a second CLI start that a loaded machine
+        # stretched past the first's ~16 s of requests would otherwise find the run free (issue 37)
+        first.send_signal(signal.SIGSTOP)
+        try:
+            second = _specscope("bench", "--resume", str(run_dir))
+            out2, err2 = second.communicate(timeout=HANG_S)
+        finally:
+            first.send_signal(signal.SIGCONT)
         out1, err1 = first.communicate(timeout=HANG_S)
         served = len(truth.served()) - served_before
     assert first.returncode == 0, err1
