@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hangguard import HANG_S
+
 ROOT = Path(__file__).resolve().parents[2]
 
 FILES = {
@@ -87,7 +89,7 @@ def _child(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
         (folder / "toyllm" / name).write_text(text)
     env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin", "COLUMNS": "200"}
     return subprocess.run(
-        [sys.executable, "-c", CHILD, str(folder), *args], capture_output=True, text=True, env=env, timeout=120
+        [sys.executable, "-c", CHILD, str(folder), *args], capture_output=True, text=True, env=env, timeout=HANG_S
     )
 
 

@@ -19,6 +19,7 @@ import pytest
 pytest.importorskip("xllamacpp")
 gguf = pytest.importorskip("gguf")
 
+from hangguard import HANG_S  # noqa: E402
 from specscope.audit import audit_checkpoint  # noqa: E402
 from specscope.engine import EmbeddedServer, get_config  # noqa: E402
 from specscope.engine.model import find_model_file  # noqa: E402
@@ -67,7 +68,7 @@ def _engine_log(tmp_path: Path, draft: Path) -> str:
     cfg = get_config("base").with_updates(
         ctx_per_slot_tokens=512, n_parallel=1, spec_types=("draft-simple",), draft_path=draft
     )
-    with EmbeddedServer(cfg, log, start_timeout_s=180):
+    with EmbeddedServer(cfg, log, start_timeout_s=HANG_S):
         pass
     return log.read_text(errors="replace")
 

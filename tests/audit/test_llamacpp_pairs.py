@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from clirun import cli
+from hangguard import HANG_S
 from specscope.audit import audit_checkpoint
 from specscope.audit.archdoc import known_architectures
 from specscope.cli import app
@@ -312,5 +313,5 @@ def test_the_committed_architecture_list_is_the_installed_engine_table() -> None
     import sys
 
     script = ROOT / "scripts" / "gen_gguf_architectures.py"
-    done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=HANG_S)
     assert done.returncode == 0, done.stderr

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from hangguard import HANG_S
 from specscope.bench.answer_lengths import ANSWER_FIELD, answer_lengths
 from specscope.truth import TruthScript, TruthServer
 from specscope.workload.context import ContextBuilder
@@ -42,7 +43,7 @@ def _lengths(truth: TruthServer, tmp_path: Path, tokenizer: bool) -> tuple[list[
     truth.set_script(TruthScript(serve_tokenizer=tokenizer))
 
     async def go() -> tuple[dict[str, list[Prompt]], dict[str, Any]]:
-        async with httpx.AsyncClient(timeout=30) as http:
+        async with httpx.AsyncClient(timeout=HANG_S) as http:
             return await answer_lengths(prompts, ["mine"], ContextBuilder(http, truth.base_url, "default", "vllm"))
 
     out, notes = asyncio.run(go())

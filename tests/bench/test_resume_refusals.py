@@ -10,6 +10,7 @@ import pytest
 
 from clirun import cli
 from factmaker import schema1_run
+from hangguard import HANG_S
 from run_damage import damage, small_run, snapshot
 
 
@@ -20,7 +21,7 @@ def test_resuming_a_schema1_run_is_refused_in_one_line(tmp_path):
         [sys.executable, "-m", "specscope", "bench", "--resume", str(folder)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert res.returncode == 2, (res.stdout, res.stderr)
     assert "Traceback" not in res.stderr

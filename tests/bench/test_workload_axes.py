@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from dataset_files import write_speed_bench_parquet
+from hangguard import HANG_S
 from specscope.bench.plan import plan_cells
 from specscope.bench.workloads import cell_request, cli_overrides, expand_workloads
 from specscope.config import BenchOptions
@@ -66,7 +67,7 @@ def test_malformed_line_is_one_error_line_exit_2(tmp_path: Path):
         [sys.executable, "-m", "specscope", "bench", "--workload", f"mine={bad}", "--out", str(tmp_path / "runs")],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert res.returncode == 2, res.stderr
     assert "Traceback" not in res.stderr

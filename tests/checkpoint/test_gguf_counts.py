@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.checkpoint.gguf_file import read_gguf
 from specscope.errors import CheckpointError
 
@@ -87,7 +88,7 @@ def test_the_cli_refuses_the_24_kb_file_with_exit_2(tmp_path: Path) -> None:
     path = tmp_path / "m.gguf"
     path.write_bytes(CASES["token_type count 10**12"][0])
     res = subprocess.run(
-        [sys.executable, "-m", "specscope", "audit", str(path)], capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "specscope", "audit", str(path)], capture_output=True, text=True, timeout=HANG_S
     )
     assert res.returncode == 2, res.stderr
     assert res.stderr.startswith("error: not a readable GGUF file; found: ")

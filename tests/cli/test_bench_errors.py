@@ -7,12 +7,13 @@ import sys
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.truth import MetricsPlan, TruthScript, TruthServer
 
 
 def run_cli(*args, cwd=None):
     return subprocess.run(
-        [sys.executable, "-m", "specscope", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+        [sys.executable, "-m", "specscope", *args], capture_output=True, text=True, cwd=cwd, timeout=HANG_S
     )
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
 
 pytestmark = pytest.mark.integration
@@ -27,10 +28,10 @@ def _cells_in(db):
 def _signal_after_first_cell(
     argv: list[str], out: Path, sig: signal.Signals
 ) -> tuple[subprocess.Popen[str], list[Path], str]:
-    """Start ``argv``, wait (at most 60 s) until its run database holds a cell, send ``sig``; (process, databases,
+    """Start ``argv``, wait (at most HANG_S) until its run database holds a cell, send ``sig``; (process, databases,
     stderr) once it ended."""
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + HANG_S
     while time.monotonic() < deadline:
         dbs = list(out.glob("run-*/run.sqlite"))
         if dbs and _cells_in(dbs[0]) >= 1:
@@ -38,9 +39,9 @@ def _signal_after_first_cell(
         time.sleep(0.05)
     else:
         proc.kill()
-        pytest.fail("no cell was committed within 60 s")
+        pytest.fail(f"no cell was committed within {HANG_S} s")
     proc.send_signal(sig)
-    _, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=HANG_S)
     return proc, dbs, err
 
 
@@ -100,7 +101,7 @@ def test_sigterm_ends_like_ctrl_c_and_the_run_resumes(tmp_path):
             [sys.executable, "-m", "specscope", "bench", "--resume", str(run_dir), "-f", "json"],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=HANG_S,
         )
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads((run_dir / "manifest.json").read_text())["finished"] is True and _cells_in(dbs[0]) == 6

@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from hangguard import HANG_S
+
 
 @pytest.mark.parametrize(
     "args, needle",
@@ -23,7 +25,7 @@ import pytest
 )
 def test_bad_multi_replica_input(tmp_path, args, needle):
     argv = [sys.executable, "-m", "specscope", "bench", "--server", "base=http://127.0.0.1:9", *args]
-    res = subprocess.run([*argv, "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    res = subprocess.run([*argv, "--out", str(tmp_path)], capture_output=True, text=True, timeout=HANG_S)
     assert res.returncode == 2, (res.stdout, res.stderr)
     assert "Traceback" not in res.stderr
     lines = [line for line in res.stderr.splitlines() if line.startswith("error:")]

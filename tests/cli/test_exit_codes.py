@@ -9,6 +9,7 @@ import sys
 import pytest
 
 import specscope.audit
+from hangguard import HANG_S
 from specscope.cli import main
 
 
@@ -109,7 +110,7 @@ def test_bench_error_after_the_progress_bar_started_is_one_line(tmp_path):
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert p.returncode == 2
     assert p.stderr.count("\n") == 1 and p.stderr.startswith("error: server 'server' at http://127.0.0.1:9"), p.stderr
@@ -157,7 +158,7 @@ def test_a_reader_that_closes_stdout_ends_the_command_with_141_and_nothing_on_st
     os.close(read_end)  # the reader is gone before the first byte, as `| head` after what it wanted
     try:
         res = subprocess.run(
-            [sys.executable, "-m", "specscope", *argv], stdout=write_end, stderr=subprocess.PIPE, timeout=60
+            [sys.executable, "-m", "specscope", *argv], stdout=write_end, stderr=subprocess.PIPE, timeout=HANG_S
         )
     finally:
         os.close(write_end)

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+from hangguard import HANG_S
 from specscope.gate import write_gate_run
 from specscope.gate.model import GateRun
 from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
@@ -13,7 +14,7 @@ from specscope.store import create_run
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=HANG_S)
 
 
 def _one_error_line(res):

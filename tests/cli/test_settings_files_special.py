@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from hangguard import HANG_S
+
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 COMMANDS = {
@@ -31,7 +33,7 @@ def test_a_special_file_is_refused_at_once(tmp_path, command, special, kind):
     args, message = COMMANDS[command]
     env = {**os.environ, "PYTHONPATH": SRC}
     res = subprocess.run(
-        [sys.executable, "-m", "specscope", *args, str(path)], capture_output=True, text=True, timeout=60, env=env
+        [sys.executable, "-m", "specscope", *args, str(path)], capture_output=True, text=True, timeout=HANG_S, env=env
     )
     assert res.returncode == 2, res.stderr
     assert res.stderr.startswith(f"error: {message}; found: {path}: {kind}, not a regular file;")

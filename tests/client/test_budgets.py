@@ -8,10 +8,10 @@ from __future__ import annotations
 import asyncio
 import resource
 import threading
-import time
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.client.parse import (
     FOLD_BYTES,
     ParseOptions,
@@ -102,9 +102,7 @@ def test_a_server_that_ignores_max_tokens_is_cut_runaway_and_the_run_goes_on(hot
     forever = ResponsePlan(output_tokens=200_000, usage="absent")  # as good as forever: cut at 80
     with TruthServer(TruthScript(default=ResponsePlan(output_tokens=4), by_prompt={"go": forever})) as ts:
         reqs = [("runaway", _body(16)), ("fine", {**_body(16), "messages": [{"role": "user", "content": "ok"}]})]
-        t0 = time.perf_counter()
         recs = run_sync(run_fixed_concurrency(ts.base_url, reqs, 2, ClientSettings(hot_path=hot_path)))
-        took_s = time.perf_counter() - t0
         served = {r["prompt"]: r for r in ts.served()}
     runaway, fine = recs
     assert (runaway.status, runaway.reason) == ("failed", "RUNAWAY(more than 80 tokens for max_tokens 16)")
@@ -113,7 +111,6 @@ def test_a_server_that_ignores_max_tokens_is_cut_runaway_and_the_run_goes_on(hot
     assert hot_path == "aiohttp" or runaway.bytes_received < 80 * len(TOKEN) + FOLD_BYTES + MAX_READ
     assert (fine.status, fine.output_tokens) == ("ok", 4)
     assert served["go"]["dropped"]  # the client closed the connection
-    assert took_s < 30
 
 
 class _EndlessEventServer:
@@ -151,7 +148,7 @@ class _EndlessEventServer:
 
     def __enter__(self) -> _EndlessEventServer:
         self.thread.start()
-        self.ready.wait(10)
+        self.ready.wait(HANG_S)
         return self
 
     def __exit__(self, *exc: object) -> None:

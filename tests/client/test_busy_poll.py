@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from hangguard import HANG_S
 from specscope.cli import app
 from specscope.client.capture import run_sync
 from specscope.client.polling import busy_polling
@@ -105,7 +106,7 @@ def test_resume_keeps_the_runs_client_mode_and_refuses_another(tmp_path):
         ts.set_script(TruthScript(default=PLAN))
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
         cmd = [sys.executable, "-m", "specscope", "bench", "--resume", str(run_dir), "--retry-failed", "--no-busy-poll"]
-        refused = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+        refused = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=HANG_S)
         assert refused.returncode == 2 and "Traceback" not in refused.stderr
         lines = refused.stderr.strip().splitlines()
         assert len(lines) == 1 and "--no-busy-poll (run has --busy-poll)" in lines[0], lines

@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
+from hangguard import HANG_S
 from specscope.client.metrics import MAX_SCRAPE_BYTES, MAX_SCRAPE_SAMPLES, parse_metrics, scrape
 from specscope.errors import MetricsUnavailable
 from specscope.targets.servers import ExternalServer
@@ -58,7 +59,7 @@ def _serving(body: bytes) -> Iterator[str]:
 
 def _scrape(base_url: str) -> object:
     async def go() -> object:
-        async with httpx.AsyncClient(timeout=60.0) as client:
+        async with httpx.AsyncClient(timeout=HANG_S) as client:
             return await scrape(client, base_url)
 
     return asyncio.run(go())

@@ -17,6 +17,7 @@ from time import perf_counter_ns
 import numpy as np
 import pytest
 
+from hangguard import HANG_S
 from specscope.client.runner import run_fixed_concurrency, run_fixed_concurrency_checked, run_sync
 from specscope.client.settings import ClientSettings
 from specscope.client.workers import ClientWorkerError, auto_workers, resolve_workers, run_in_workers, split_load
@@ -95,15 +96,18 @@ def test_perf_counter_is_one_clock_across_spawned_processes():
     p.start()
     child.close()
     try:
-        windows = []
-        for _ in range(20):
+        windows: list[int] = []
+        deadline = time.monotonic() + HANG_S
+        # at least 20 round trips, and on until one window is short (< 50 ms: what makes the check meaningful); a
+        # loaded machine only makes that take more round trips (issue 37), each of them still checked
+        while len(windows) < 20 or min(windows) >= 50 * MS:
+            assert time.monotonic() < deadline, f"no round trip under 50 ms in {len(windows)}"
             t0 = perf_counter_ns()
             parent.send(1)
             c = parent.recv()
             t1 = perf_counter_ns()
             assert t0 < c < t1
             windows.append(t1 - t0)
-        assert min(windows) < 50 * MS  # a bound that makes the check meaningful: the window is short
         parent.send(None)
     finally:
         p.join(10)
@@ -196,7 +200,7 @@ class _ExitOnUnpickle:
 
 class _HangOnUnpickle:
     def __reduce__(self):
-        return (time.sleep, (60,))
+        return (time.sleep, (10 * HANG_S,))  # far past the hang guard: only a terminated worker ends sooner
 
 
 def test_worker_error_is_a_specscope_error():
@@ -209,10 +213,8 @@ def test_worker_error_is_a_specscope_error():
 
 def test_dead_worker_is_reported_not_waited_for():
     reqs = [("a", {"messages": [], "x": _ExitOnUnpickle()}), ("b", {"messages": []})]
-    t0 = time.perf_counter()
-    with pytest.raises(ClientWorkerError, match="died"):
-        run_sync(run_in_workers("http://127.0.0.1:9", reqs, 2, ClientSettings(), 2))
-    assert time.perf_counter() - t0 < 60
+    with pytest.raises(ClientWorkerError, match="died"):  # not "did not start in time": its death was seen first
+        run_sync(run_in_workers("http://127.0.0.1:9", reqs, 2, ClientSettings(), 2, start_timeout_s=HANG_S))
 
 
 def test_stuck_worker_times_out():
@@ -220,7 +222,8 @@ def test_stuck_worker_times_out():
     t0 = time.perf_counter()
     with pytest.raises(ClientWorkerError, match="did not start in time"):
         run_sync(run_in_workers("http://127.0.0.1:9", reqs, 2, ClientSettings(), 2, start_timeout_s=3.0))
-    assert time.perf_counter() - t0 < 30  # 3 s bound + terminating the stuck worker
+    # the stuck worker was terminated, not waited for: its sleep outlasts the hang guard tenfold
+    assert time.perf_counter() - t0 < HANG_S
 
 
 def test_two_workers_on_the_firehose_return_large_results():

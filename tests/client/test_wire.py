@@ -9,6 +9,7 @@ import threading
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.client.parse import RawCapture
 from specscope.client.runner import run_fixed_concurrency, run_sync
 from specscope.client.settings import ClientSettings
@@ -160,7 +161,7 @@ class _CloseServer:
 
     def __enter__(self):
         self.thread.start()
-        self.ready.wait(10)
+        self.ready.wait(HANG_S)
         return self
 
     def __exit__(self, *exc):

@@ -17,6 +17,7 @@ import pytest
 
 pytest.importorskip("xllamacpp")
 
+from hangguard import HANG_S
 from specscope.engine import EmbeddedServer, engine_config_from_dict, get_config  # noqa: E402
 from specscope.errors import ServerStartError  # noqa: E402
 
@@ -31,7 +32,7 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-def _wait_dead(pid: int, timeout_s: float = 20.0) -> bool:
+def _wait_dead(pid: int, timeout_s: float = HANG_S) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if not _alive(pid):
@@ -57,9 +58,9 @@ def test_base_server_lifecycle_and_ctrl_c(tmp_path: Path) -> None:
             assert server.model_name == "SmolLM2-135M-Instruct"
             assert server.command_line.startswith("llama-server -m ")
             assert f"--port {port} -c 512 -np 1 -t 1 -tb 1 --metrics" in server.command_line
-            health = httpx.get(f"{server.base_url}/health", timeout=5)
+            health = httpx.get(f"{server.base_url}/health", timeout=HANG_S)
             assert health.json() == {"status": "ok"}
-            models = httpx.get(f"{server.base_url}/v1/models", timeout=5).json()
+            models = httpx.get(f"{server.base_url}/v1/models", timeout=HANG_S).json()
             assert models["data"][0]["id"] == "SmolLM2-135M-Instruct"
             d = server.describe()
             assert d["config"]["name"] == "base"
@@ -134,7 +135,7 @@ def test_child_goes_when_parent_is_interrupted_or_killed(tmp_path: Path, sig: si
         child_pid, base_url = int(line[0]), line[1]
         assert _alive(child_pid)
         os.kill(parent.pid, sig)
-        parent.wait(timeout=30)
+        parent.wait(timeout=HANG_S)
         assert _wait_dead(child_pid), f"engine child {child_pid} survived parent {sig.name}"
         assert _port_closed(int(base_url.rsplit(":", 1)[1]))
     finally:

@@ -13,6 +13,7 @@ import threading
 
 from aiohttp import web
 
+from hangguard import HANG_S
 from specscope.gate.probes import load_suite
 from specscope.gate.profile import GateProfile
 
@@ -173,7 +174,7 @@ class ScriptedServer:
 
         self._thread = threading.Thread(target=serve, daemon=True)
         self._thread.start()
-        if not ready.wait(10):
+        if not ready.wait(HANG_S):
             raise RuntimeError("scripted server did not start")
         return self
 

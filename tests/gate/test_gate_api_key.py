@@ -11,6 +11,8 @@ import sys
 import pytest
 from gate_scripted_server import ScriptedServer
 
+from hangguard import HANG_S
+
 KEY = "GateKey9876zyx"
 
 
@@ -29,7 +31,7 @@ def test_every_probe_carries_the_key_and_the_run_does_not(tmp_path, how):
             [sys.executable, "-m", "specscope", *args, "--server", srv.base_url],
             capture_output=True,
             text=True,
-            timeout=300,
+            timeout=HANG_S,
             env=env,
             cwd=tmp_path,
         )

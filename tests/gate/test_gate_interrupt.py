@@ -11,6 +11,8 @@ import time
 import pytest
 from gate_scripted_server import ScriptedServer
 
+from hangguard import HANG_S
+
 pytestmark = pytest.mark.integration
 
 
@@ -18,12 +20,12 @@ def test_sigint_during_gate_says_interrupted(tmp_path):
     with ScriptedServer("slow") as srv:
         argv = [sys.executable, "-m", "specscope", "gate", "--server", f"base={srv.base_url}", "--out", str(tmp_path)]
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + HANG_S
         while time.monotonic() < deadline and not srv.requests:  # a probe is in flight
             time.sleep(0.05)
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    assert srv.requests, "no probe reached the server within 60 s"
+        _, err = proc.communicate(timeout=HANG_S)
+    assert srv.requests, f"no probe reached the server within {HANG_S} s"
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert err.splitlines()[-1] == "interrupted"

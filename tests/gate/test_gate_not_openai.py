@@ -10,6 +10,8 @@ import subprocess
 import sys
 import threading
 
+from hangguard import HANG_S
+
 
 def test_static_file_server_is_one_error_line(tmp_path):
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
@@ -34,7 +36,7 @@ def test_static_file_server_is_one_error_line(tmp_path):
             capture_output=True,
             text=True,
             env=env,
-            timeout=120,
+            timeout=HANG_S,
         )
     finally:
         httpd.shutdown()

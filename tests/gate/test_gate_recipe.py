@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from hangguard import HANG_S
+
 FAKE = Path(__file__).resolve().parents[1] / "launch" / "fake_vllm.py"
 
 pytestmark = pytest.mark.integration
@@ -52,7 +54,7 @@ def test_gate_launches_recipes_one_at_a_time(tmp_path):
         ],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANG_S,
     )
     assert res.returncode in (0, 1), res.stderr[-2000:]
     doc = json.loads(res.stdout)
@@ -72,7 +74,7 @@ def test_gate_unknown_recipe_is_one_line(tmp_path):
         [sys.executable, "-m", "specscope", "gate", "--launch", "vllm", "--configs", "nope", "--out", str(tmp_path)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert "unknown recipe 'nope'" in res.stderr

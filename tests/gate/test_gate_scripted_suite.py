@@ -8,6 +8,7 @@ import sys
 import pytest
 from gate_scripted_server import REASONING, ScriptedServer
 
+from hangguard import HANG_S
 from specscope.gate import GateProfile, Target, load_gate_run, render_gate_markdown, run_gate_suite, write_gate_run
 
 pytestmark = pytest.mark.integration
@@ -89,7 +90,7 @@ def test_good_and_broken_verdicts(servers, tmp_path):
         [sys.executable, "-m", "specscope", "report", str(folder), "--format", "markdown"],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert rep.returncode == 0, rep.stderr
     assert "| Thinking termination | PASS 5/5 | FAIL 0/5 |" in rep.stdout
@@ -106,7 +107,7 @@ def test_cli_exit_codes(servers, tmp_path):
             capture_output=True,
             text=True,
             cwd=tmp_path,
-            timeout=120,
+            timeout=HANG_S,
         )
 
     r = cli(

@@ -22,6 +22,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from hangguard import HANG_S
+
 pytestmark = pytest.mark.integration
 
 _spec = importlib.util.spec_from_file_location("qwen36_builder", Path(__file__).parents[1] / "audit" / "qwen36.py")
@@ -116,7 +118,7 @@ def _run(hub: HubServer, tmp_path: Path, target: str, *extra: str) -> subprocess
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=HANG_S,
     )
 
 

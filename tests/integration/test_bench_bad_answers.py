@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from hangguard import HANG_S
 from sent_rows import assert_rows_sent, only_run
 from specscope.bench import run_bench
 from specscope.config import BenchOptions
@@ -79,7 +80,7 @@ def test_garbage_tokenize_and_models_answers_are_asked_again_and_the_run_finishe
     with TruthServer(script) as ts:
         args = ["bench", "--server", f"x={ts.base_url}", "--workload", f"mine={prompts}", "--max-concurrency", "1"]
         args += ["--repeats", "1", "--max-tokens", "6", "--context-tokens", "64", "-f", "json", "--out", str(tmp_path)]
-        res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=300)
+        res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=HANG_S)
         log = ts.served()
     assert res.returncode == 0, res.stderr[-2000:]
     (cell,) = json.loads(res.stdout)["cells"]
@@ -132,7 +133,7 @@ def _bench_rc(script: TruthScript, tmp_path: Path, *extra: str) -> tuple[int, li
         args = ["bench", "--server", f"x={ts.base_url}", "--workload", f"mine={_prompts(tmp_path)}"]
         args += ["--max-concurrency", "1"]
         args += ["--repeats", "2", "--max-tokens", "6", "-f", "json", "--out", str(tmp_path), *extra]
-        res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=300)
+        res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=HANG_S)
     cells = json.loads(res.stdout)["cells"] if res.returncode in (0, 1) else []
     return res.returncode, cells, res.stderr
 
@@ -165,7 +166,7 @@ def test_a_503_to_v1_models_is_asked_again_not_read_as_no_model(tmp_path):
     with TruthServer(script) as ts:
         args = ["bench", "--server", f"x={ts.base_url}", "--workload", f"mine={_prompts(tmp_path)}"]
         args += ["--max-concurrency", "1", "--repeats", "1", "--max-tokens", "6", "-f", "json", "--out", str(tmp_path)]
-        res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=300)
+        res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=HANG_S)
         log = ts.served()
     assert res.returncode == 0, res.stderr[-1500:]
     assert {r["model"] for r in log} == {"truth"}
@@ -224,7 +225,7 @@ def test_v1_models_that_answers_5xx_three_times_refuses_before_the_first_cell(tm
 def _bench_rc_at(ts: TruthServer, tmp_path: Path) -> tuple[int, list[dict], str]:
     args = ["bench", "--server", f"x={ts.base_url}", "--workload", f"mine={_prompts(tmp_path)}"]
     args += ["--max-concurrency", "1", "--repeats", "1", "--max-tokens", "6", "-f", "json", "--out", str(tmp_path)]
-    res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=300)
+    res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=HANG_S)
     cells = json.loads(res.stdout)["cells"] if res.returncode in (0, 1) else []
     return res.returncode, cells, res.stderr
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import specscope
+from hangguard import HANG_S
 from specscope.bench.plan import plan_cells
 from specscope.config import BenchOptions
 from specscope.records import CellKey
@@ -104,7 +105,7 @@ def test_crash_confirmed_in_3_of_3_trials_and_the_levels_not_run(tmp_path):
     assert all(row[4] == "0 / 4 / 0 of 4" for row in tables["crash_trials"]["rows"])
     assert all(row[5].endswith("; log: running 2, KV cache 12 %") for row in tables["crash_trials"]["rows"])
     text = subprocess.run(
-        [sys.executable, "-m", "specscope", "report", str(run_dir)], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "specscope", "report", str(run_dir)], capture_output=True, text=True, timeout=HANG_S
     )
     assert text.returncode == 0, text.stderr
     assert "crashed at N=4 in 3 of 3 trials" in " ".join(text.stdout.split())
@@ -134,7 +135,7 @@ def test_a_negative_crash_trials_is_one_error_line(tmp_path):
         [sys.executable, "-m", "specscope", "bench", "--crash-trials", "-1", "--out", str(tmp_path)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert res.stderr.strip() == (

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
 
 pytestmark = pytest.mark.integration
@@ -25,7 +26,7 @@ def test_an_echoed_api_key_is_never_written_or_printed(tmp_path):
     with TruthServer(TruthScript(default=plan)) as ts:
         args = ["bench", "--server", f"x={ts.base_url}", "--workloads", "prose", "--max-concurrency", "1"]
         args += ["--repeats", "1", "--max-tokens", "4", "--api-key", KEY, "--out", str(tmp_path / "runs")]
-        res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=300)
+        res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=HANG_S)
     assert res.returncode in (0, 1), res.stderr[-1500:]
     (run_dir,) = (tmp_path / "runs").iterdir()
     written = b"".join(p.read_bytes() for p in run_dir.rglob("*") if p.is_file())

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.records import CellKey
 from specscope.stats.cells import summarize_run
 from specscope.store import open_run
@@ -188,7 +189,7 @@ def test_resume_keeps_the_runs_endpoint_and_refuses_another(tmp_path):
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": SRC},
-        timeout=120,
+        timeout=HANG_S,
     )
     assert 'endpoint = "/v1/completions"' in like.stdout.splitlines()  # --like repeats it
     with open_run(run_dir) as run:

@@ -4,6 +4,7 @@ is measured twice; two ``bench`` started together with one ``--out`` get a folde
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.bench import run_bench
 from specscope.config import BenchOptions
 from specscope.store import open_run
@@ -31,7 +33,7 @@ def _specscope(*args: str) -> subprocess.Popen:
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
-def _wait_for_lock_holder(run_dir: Path, pid: int, timeout_s: float = 60.0) -> None:
+def _wait_for_lock_holder(run_dir: Path, pid: int, timeout_s: float = HANG_S) -> None:
     """Until process ``pid`` holds the run's lock (it writes its pid into the lock file once it has it)."""
     from specscope.store.lock import LOCK_NAME
 
@@ -54,9 +56,15 @@ def test_a_second_resume_of_a_running_run_exits_2_and_no_cell_is_measured_twice(
         served_before = len(truth.served())
         first = _specscope("bench", "--resume", str(run_dir))
         _wait_for_lock_holder(run_dir, first.pid)
-        second = _specscope("bench", "--resume", str(run_dir))
-        out2, err2 = second.communicate(timeout=120)
-        out1, err1 = first.communicate(timeout=300)
+        # the first holds the lock, stopped, until the second has answered: a second CLI start that a loaded machine
+        # stretched past the first's ~16 s of requests would otherwise find the run free (issue 37)
+        first.send_signal(signal.SIGSTOP)
+        try:
+            second = _specscope("bench", "--resume", str(run_dir))
+            out2, err2 = second.communicate(timeout=HANG_S)
+        finally:
+            first.send_signal(signal.SIGCONT)
+        out1, err1 = first.communicate(timeout=HANG_S)
         served = len(truth.served()) - served_before
     assert first.returncode == 0, err1
     assert second.returncode == 2, err2
@@ -73,7 +81,7 @@ def test_two_runs_started_together_with_one_out_folder_get_a_folder_each(tmp_pat
     with TruthServer(TruthScript(default=FAST)) as truth:
         args = ["bench", "--server", f"base={truth.base_url}", *opts, "--no-aa", "--out", str(tmp_path / "runs")]
         procs = [_specscope(*args) for _ in range(2)]
-        results = [p.communicate(timeout=300) for p in procs]
+        results = [p.communicate(timeout=HANG_S) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], results
     folders = sorted((tmp_path / "runs").iterdir())
     assert len(folders) == 2

@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from hangguard import HANG_S
 from specscope.bench import run_bench
 from specscope.config import BenchOptions
 from specscope.stats.cells import summarize_run
@@ -57,7 +58,7 @@ def start_prometheus(tmp_path: Path, targets: list[str]) -> tuple[subprocess.Pop
     argv.append(f"--web.listen-address=127.0.0.1:{port}")
     proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + HANG_S
     while time.monotonic() < deadline:  # ready, and every target scraped once
         try:
             up = httpx.get(f"{url}/api/v1/query", params={"query": 'up{job="base"}'}, timeout=2).json()
@@ -101,7 +102,7 @@ def test_prometheus_deltas_equal_direct_scrapes(tmp_path):
                 b = run_bench(direct, servers={"base": router.base_url}, run_dir=tmp_path / "direct")
         finally:
             proc.terminate()
-            proc.wait(30)
+            proc.wait(HANG_S)
     from_prom, from_scrapes = counters_by_cell(a), counters_by_cell(b)
     assert sorted(from_prom) == [("prose", 1, 0), ("prose", 2, 0)]
     for key, (gen, drafts, draft_tokens, accepted, per_pos, reasons) in from_prom.items():
@@ -138,7 +139,7 @@ def test_other_engines_counters_are_queried_through_prometheus(tmp_path, style, 
                 a = run_bench(via_prom, servers={"base": router.base_url}, run_dir=tmp_path / "prom")
         finally:
             proc.terminate()
-            proc.wait(30)
+            proc.wait(HANG_S)
     got = counters_by_cell(a)
     assert sorted(got) == [("prose", 1, 0), ("prose", 2, 0)]
     for (_w, n, _r), (gen, drafts, draft_tokens, accepted, _per_pos, _reasons) in got.items():

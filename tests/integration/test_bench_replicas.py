@@ -7,6 +7,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+from hangguard import HANG_S
 from specscope.cli import app
 from specscope.client.metrics import parse_metrics
 from specscope.stats.cells import summarize_run
@@ -28,7 +29,7 @@ PLAN = ResponsePlan(
 
 
 def own_counters(ts: TruthServer):
-    return parse_metrics(httpx.get(ts.metrics_url, timeout=10).text)
+    return parse_metrics(httpx.get(ts.metrics_url, timeout=HANG_S).text)
 
 
 def test_router_with_two_replicas_counts_what_the_replicas_served(tmp_path):

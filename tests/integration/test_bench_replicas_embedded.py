@@ -6,6 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from hangguard import HANG_S
 from specscope.bench import run_bench
 from specscope.client.metrics import parse_metrics
 from specscope.config import BenchOptions
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.integration
 
 
 def own(url: str):
-    return parse_metrics(httpx.get(f"{url}/metrics", timeout=10).text)
+    return parse_metrics(httpx.get(f"{url}/metrics", timeout=HANG_S).text)
 
 
 def test_two_embedded_replicas_behind_a_router(tmp_path):

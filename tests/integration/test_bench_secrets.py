@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.launch.process import VllmServer
 from specscope.launch.recipes import Recipe
 from specscope.store import open_run
@@ -27,7 +28,7 @@ SRC = str(Path(__file__).resolve().parents[2] / "src")
 def _specscope(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": SRC}
     env.pop("OPENAI_API_KEY", None)
-    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, env=env, timeout=300)
+    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, env=env, timeout=HANG_S)
 
 
 def test_no_secret_in_any_file_of_the_run_folder(tmp_path):

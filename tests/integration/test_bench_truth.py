@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from hangguard import HANG_S
 from report_cli import report_json
 from specscope.bench import run_bench
 from specscope.config import BenchOptions
@@ -164,14 +165,14 @@ def test_killed_run_resumes_without_losing_cells(tmp_path):
             env={**__import__("os").environ, "SPECSCOPE_RUN_DIR": str(run_dir)},
         )
         db = None
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + HANG_S
         while time.monotonic() < deadline:
             runs = list(tmp_path.glob("run-*/run.sqlite"))
             if runs and _cells_in(runs[0]) >= 2:
                 db = runs[0]
                 break
             time.sleep(0.05)
-        assert db is not None, "no cell was committed within 60 s"
+        assert db is not None, f"no cell was committed within {HANG_S} s"
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         with open_run(db.parent) as run:
@@ -204,7 +205,7 @@ def test_server_killed_mid_cell_gives_server_crash_and_the_run_goes_on(tmp_path)
     with TruthServer(doomed_script) as doomed, TruthServer(TruthScript(default=PLAN)) as healthy:
         run_dir = run_bench(opts, servers={"a": doomed.base_url, "b": healthy.base_url}, run_dir=tmp_path / "run")
         assert (
-            doomed._proc.popen is not None and doomed._proc.popen.wait(10) == 3
+            doomed._proc.popen is not None and doomed._proc.popen.wait(HANG_S) == 3
         )  # it exited at the programmed chunk, not from a timer
     with open_run(run_dir) as run:
         cells = summarize_run(run)
@@ -235,7 +236,7 @@ def advise_on_two_configs(tmp_path, plan: ResponsePlan, levels: tuple[int, ...],
         )
         run_dir = run_bench(opts, servers={"base": a.base_url, "mtp": b.base_url}, run_dir=tmp_path / "run")
     cmd = [sys.executable, "-m", "specscope", "advise", str(run_dir), *args]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=HANG_S)
     assert res.returncode == 0, res.stderr
     return run_dir, res
 

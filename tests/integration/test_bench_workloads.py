@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from dataset_files import SPEED_CATEGORIES, qid, write_speed_bench_parquet
+from hangguard import HANG_S
 from sent_rows import assert_rows_sent, only_run
 from specscope.bench import run_bench
 from specscope.config import BenchOptions
@@ -93,7 +94,7 @@ def test_cli_dataset_gives_one_acceptance_row_per_category(tmp_path: Path):
         args = ["bench", "--server", f"mtp={ts.base_url}", "--dataset", "speed-bench:qualitative"]
         args += ["--dataset-path", str(parquet), "--max-concurrency", "1", "--repeats", "1", "--max-tokens", "12"]
         args += ["-f", "json", "--out", str(tmp_path / "runs")]
-        res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=300)
+        res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=HANG_S)
         log = ts.served()
     assert res.returncode == 0, res.stderr[-2000:]
     text_of = {qid(f"{c}-0"): f"{c} question 0: explain step 0 briefly." for c in SPEED_CATEGORIES}

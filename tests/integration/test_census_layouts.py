@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from census_files import LAYOUT_FILES, VARIANT_FILES, LayoutFile
+from hangguard import HANG_S
 from specscope.store import open_run
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
 from specscope.workload.census import CENSUS
@@ -39,7 +40,7 @@ def _bench(truth: TruthServer, tmp_path: Path, made: LayoutFile, *extra: str) ->
     cmd = [sys.executable, "-m", "specscope", "bench", "--server", f"mtp={truth.base_url}", "--out",
            str(tmp_path / "runs"), "--workload", f"mine={path}", "--max-concurrency", "1", "--repeats", "1",
            "--max-tokens", str(DEFAULT_MAX_TOKENS), "--seed", "0", *extra]  # fmt: skip
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=HANG_S)
 
 
 def _rows_sent(runs: Path) -> list[str]:

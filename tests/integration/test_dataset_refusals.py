@@ -18,6 +18,7 @@ from dataset_files import (
     write_speed_parquet,
     write_speed_throughput_parquet,
 )
+from hangguard import HANG_S
 from sent_rows import assert_rows_sent, only_run
 from specscope.truth import MetricsPlan, ResponsePlan, TruthScript, TruthServer
 
@@ -28,7 +29,7 @@ def _bench(url: str, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "specscope", "bench", "--server", f"mtp={url}", "--out", str(out), *args]
     load = [] if "--request-rate" in args else ["--max-concurrency", "1"]  # one load shape: the two exclude each other
     cmd += [*load, "--repeats", "1", "--max-tokens", "4"]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=HANG_S)
 
 
 def _refused(res: subprocess.CompletedProcess[str], out: Path) -> str:

@@ -17,6 +17,7 @@ import sys
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.bench import run_bench
 from specscope.client import checks
 from specscope.config import BenchOptions
@@ -47,7 +48,7 @@ def test_client_limited_cell_stays_in_the_tables_with_the_servers_gauges(tmp_pat
         [sys.executable, "-m", "specscope", "report", str(run_dir), "-f", "json"],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANG_S,
     )
     assert res.returncode == 0, res.stderr
     tables = {t["key"]: t for s in json.loads(res.stdout)["sections"] for t in s["tables"]}

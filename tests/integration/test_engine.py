@@ -19,6 +19,7 @@ from prometheus_client.parser import text_string_to_metric_families
 pytest.importorskip("xllamacpp")
 pytest.importorskip("gguf")
 
+from hangguard import HANG_S
 from specscope.engine import EmbeddedServer, get_config  # noqa: E402
 
 pytestmark = pytest.mark.integration
@@ -32,7 +33,7 @@ EDIT_PROMPT = (
 
 def _scrape(base_url: str) -> dict[str, float]:
     """Every sample of /metrics, keyed ``name`` or ``name{label=value,...}``."""
-    text = httpx.get(f"{base_url}/metrics", timeout=10).text
+    text = httpx.get(f"{base_url}/metrics", timeout=HANG_S).text
     out: dict[str, float] = {}
     for family in text_string_to_metric_families(text):
         for s in family.samples:
@@ -58,7 +59,7 @@ def _stream_chat(server: EmbeddedServer, prompt: str, max_tokens: int) -> tuple[
     text: list[str] = []
     final: dict | None = None
     done = False
-    with httpx.Client(timeout=httpx.Timeout(120.0), trust_env=False) as client:
+    with httpx.Client(timeout=httpx.Timeout(HANG_S), trust_env=False) as client:
         with connect_sse(client, "POST", f"{server.base_url}/v1/chat/completions", json=body) as events:
             assert events.response.status_code == 200
             for sse in events.iter_sse():

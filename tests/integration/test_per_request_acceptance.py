@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.bench import run_bench
 from specscope.config import BenchOptions
 from specscope.stats.cells import summarize_run
@@ -65,7 +66,7 @@ def run_dir(tmp_path_factory) -> Path:
 def _report(run_dir: Path, fmt: str) -> str:
     out = run_dir.parent / f"r.{fmt}"
     cmd = [sys.executable, "-m", "specscope", "report", str(run_dir), "-f", fmt, "-o", str(out), "--width", "400"]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=HANG_S)
     assert res.returncode == 0, res.stderr
     return out.read_text(encoding="utf-8")
 

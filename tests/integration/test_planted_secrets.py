@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from hangguard import HANG_S
 from secret_forms import FORMS
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
 
@@ -25,7 +26,7 @@ def _specscope(*args: str, crash_dir: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": SRC, "SPECSCOPE_CRASH_DIR": str(crash_dir)}
     env.pop("OPENAI_API_KEY", None)
     env.pop("SPECSCOPE_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, env=env, timeout=300)
+    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, env=env, timeout=HANG_S)
 
 
 def _server_log(path: Path) -> Path:

@@ -26,6 +26,7 @@ from dataset_files import (
     write_speed_throughput_parquet,
 )
 from doc_tables import documented_tables
+from hangguard import HANG_S
 from sent_rows import assert_rows_sent, measured, only_run
 from specscope.bench import run_bench
 from specscope.config import BenchOptions
@@ -158,7 +159,7 @@ def test_cli_names_rows_sample_and_missing_categories(tmp_path: Path) -> None:
                str(tmp_path / "runs"), "--dataset", "speed-bench:qualitative", "--dataset-path", str(parquet),
                "--max-concurrency", "2", "--repeats", "1", "--max-tokens", "4", "--sample-rows", "3",
                "--format", "json", "--output", str(tmp_path / "report.json")]  # fmt: skip
-        res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=HANG_S)
         full_log = ts.served()
         log = measured(full_log)
     assert res.returncode == 0, res.stderr[-2000:]

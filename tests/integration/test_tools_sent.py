@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
 
 pytestmark = pytest.mark.integration
@@ -47,7 +48,7 @@ def test_recorded_chat_and_tools_reach_the_server(tmp_path: Path, name: str, max
         cmd = [sys.executable, "-m", "specscope", "bench", "--server", f"mtp={truth.base_url}", "--out",
                str(tmp_path / "runs"), "--workload", f"mine={path}", "--max-concurrency", "1", "--repeats", "1",
                "--max-tokens", "16", "--seed", "0"]  # fmt: skip
-        res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=HANG_S)
         assert res.returncode == 0, res.stderr[-2000:]
         measured: list[dict[str, Any]] = [r["body"] for r in truth.served() if r["body"].get("messages") == CHAT]
     assert [(b["tools"], b["max_tokens"]) for b in measured] == [(TOOLS, max_tokens)]

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from dataset_files import write_jsonl
+from hangguard import HANG_S
 from specscope.store import open_run
 from specscope.truth import MetricsPlan, ResponsePlan, TruthScript, TruthServer
 
@@ -33,7 +34,7 @@ def _trace(path: Path, n: int, gap_ms: int) -> Path:
 def _bench(trace: Path, url: str, out: Path, *extra: str) -> dict:
     args = ["bench", "--server", f"base={url}", "--trace", str(trace), "--repeats", "1", "--slo", "ttft=10s"]
     args += ["-f", "json", "--out", str(out), *extra]
-    res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=300)
+    res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=HANG_S)
     assert res.returncode == 0, res.stderr[-2000:]
     return json.loads(res.stdout)
 

@@ -7,12 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hangguard import HANG_S
 from paths import FIXTURES
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "specscope", "serve", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+        [sys.executable, "-m", "specscope", "serve", *args], capture_output=True, text=True, cwd=cwd, timeout=HANG_S
     )
 
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hangguard import HANG_S
 from specscope.redact import MASK, redact_text
 
 # vLLM's api_server logs its non-default CLI arguments as a Python dict repr (vllm/entrypoints/utils.py
@@ -25,7 +26,7 @@ def test_parse_log_json_masks_every_key_and_stays_json(tmp_path: Path) -> None:
         [sys.executable, "-m", "specscope", "serve", "--parse-log", str(log), "-f", "json"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
     )
     assert res.returncode == 0, res.stderr
     assert "sk-first" not in res.stdout and "sk-second" not in res.stdout

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from hangguard import HANG_S
 from paths import FIXTURES
 from specscope.errors import ConfigError
 from specscope.launch import parse_vllm_log, read_vllm_log
@@ -328,7 +329,7 @@ def test_parse_log_of_a_file_that_is_not_a_vllm_log(tmp_path):
         [sys.executable, "-m", "specscope", "serve", "--parse-log", str(log)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
     )
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert "holds no server-log line specscope recognises" in res.stderr

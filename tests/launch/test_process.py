@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from hangguard import HANG_S
 from specscope.errors import ServerStartError
 from specscope.launch.process import VllmServer, log_tail
 from specscope.launch.recipes import Recipe
@@ -40,7 +41,7 @@ def _pid_alive(pid: int) -> bool:
 def test_start_serve_describe_stop(tmp_path):
     log = tmp_path / "run" / "server-fake.log"
     pid_file = tmp_path / "grandchild.pid"
-    server = VllmServer(_recipe(FAKE_VLLM_CHILD_PID_FILE=str(pid_file)), log, start_timeout_s=60)
+    server = VllmServer(_recipe(FAKE_VLLM_CHILD_PID_FILE=str(pid_file)), log, start_timeout_s=HANG_S)
     with server:
         assert server.base_url == f"http://127.0.0.1:{server.port}"
         assert httpx.get(server.base_url + "/health").status_code == 200
@@ -58,7 +59,7 @@ def test_start_serve_describe_stop(tmp_path):
         grandchild = int(pid_file.read_text())
         assert _pid_alive(grandchild)
     assert server.alive() is False
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + HANG_S
     while _pid_alive(grandchild) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _pid_alive(grandchild)  # the whole process group was stopped
@@ -70,7 +71,7 @@ def test_start_serve_describe_stop(tmp_path):
 def test_exit_during_startup_names_the_failure(tmp_path):
     log = tmp_path / "crash.log"
     with pytest.raises(ServerStartError) as info:
-        with VllmServer(_recipe(FAKE_VLLM_MODE="crash"), log, start_timeout_s=60):
+        with VllmServer(_recipe(FAKE_VLLM_MODE="crash"), log, start_timeout_s=HANG_S):
             pass
     err = info.value
     assert err.message == "vLLM for recipe 'fake' exited during start-up"
@@ -92,7 +93,7 @@ def test_sigterm_ignored_then_sigkill(tmp_path):
     server = VllmServer(
         _recipe(FAKE_VLLM_IGNORE_TERM="1"),
         tmp_path / "stubborn.log",
-        start_timeout_s=60,
+        start_timeout_s=HANG_S,
         stop_timeout_s=1.0,
         warmup_requests=0,
     )
@@ -122,10 +123,10 @@ def test_log_tail(tmp_path):
 def test_server_killed_from_outside_reads_as_dead(tmp_path):
     import signal
 
-    server = VllmServer(_recipe(), tmp_path / "killed.log", start_timeout_s=60, warmup_requests=0)
+    server = VllmServer(_recipe(), tmp_path / "killed.log", start_timeout_s=HANG_S, warmup_requests=0)
     with server:
         assert server.alive() is True
         os.killpg(server.pid, signal.SIGKILL)  # what an OOM kill or a crash looks like from outside
-        server._proc.wait(timeout=10)
+        server._proc.wait(timeout=HANG_S)
         assert server.alive() is False
     assert server.stop() == -9

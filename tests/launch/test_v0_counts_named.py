@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hangguard import HANG_S
+
 _V0 = (
     "INFO 08-01 10:00:00 metrics.py:477] Speculative metrics: Draft acceptance rate: 0.500, System efficiency: 0.600, "
     "Number of speculative tokens: 3, Number of accepted tokens: 150, Number of draft tokens: 300, "
@@ -24,7 +26,7 @@ def test_v0_row_names_its_accepted_count(tmp_path: Path) -> None:
     log.write_text(_V0)
     cmd = [sys.executable, "-m", "specscope", "serve", "--parse-log", str(log)]
     env = {**os.environ, "COLUMNS": "200"}  # one table row per line
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120, check=False)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=HANG_S, check=False)
     assert r.returncode == 0, r.stderr
     # 600 drafted over 600 / 3 = 200 verify steps; V0 counted 240 accepted, the prefix is 400 emitted - 200 = 200
     assert "600 drafted, 200 accepted over 200 steps" in r.stdout  # the pooled rows: V1's count

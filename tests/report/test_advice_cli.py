@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from factmaker import cell_facts
+from hangguard import HANG_S
 from specscope.store import create_run
 
 # base / draft tok/s per (workload, streams): the draft wins on edit everywhere, on prose only at 1 stream
@@ -42,7 +43,7 @@ def _run(tmp_path: Path, base: str = "base") -> Path:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=HANG_S)
 
 
 def test_advise_json_names_the_measured_winner_in_every_cell(tmp_path):

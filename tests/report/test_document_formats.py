@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from bench_run import make_run
 
+from hangguard import HANG_S
 from specscope.report.build import load_document
 
 # a number with its unit as the report writes it: 1,234 / 2.00x / 47.5% / 0.105 s / 1.23 GiB / -10%
@@ -58,7 +59,7 @@ def _json_strings(x) -> list[str]:
 
 def _cli(*args: str) -> str:
     """The command's stdout; exit 1: the run's head accepts 1 % (ACCEPTANCE_NEAR_ZERO), a problem found."""
-    res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=300)
+    res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=HANG_S)
     assert res.returncode == 1, res.stderr
     return res.stdout
 

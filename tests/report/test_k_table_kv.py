@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from factmaker import cell_facts
+from hangguard import HANG_S
 from paths import FIXTURES
 from specscope.launch.serverlog import server_log_facts
 from specscope.report.k_tables import k_table
@@ -95,7 +96,7 @@ def _report(run: Path, fmt: str) -> str:
         [sys.executable, "-m", "specscope", "report", str(run), "-f", fmt],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
         env={**os.environ, "COLUMNS": "250"},
     )
     assert r.returncode == 0, r.stderr

@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from factmaker import cell_facts
+from hangguard import HANG_S
 from specscope.records import ClientFacts
 from specscope.store import create_run
 
@@ -47,7 +48,7 @@ def blocks_run_with_drift(path: Path) -> Path:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=HANG_S)
 
 
 def test_blocks_run_whose_drift_the_sentinels_confirm_is_undetermined_in_report_and_advise(tmp_path):

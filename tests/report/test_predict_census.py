@@ -18,6 +18,7 @@ import pytest
 
 pytest.importorskip("xllamacpp")
 
+from hangguard import HANG_S
 from specscope.bench.predict_bytes import census_bytes, served_file  # noqa: E402
 from specscope.store import open_run  # noqa: E402
 
@@ -25,7 +26,7 @@ pytestmark = [pytest.mark.integration]
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=180)
+    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=HANG_S)
 
 
 def _json(*args: str) -> dict:

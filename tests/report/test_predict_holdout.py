@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from factmaker import cell_facts
+from hangguard import HANG_S
 from specscope.bench.predict import holdout_on_run, predict_inputs
 from specscope.errors import ConfigError
 from specscope.stats.predict import draft_fraction_at, match_share
@@ -74,7 +75,7 @@ def test_cli_prints_out_of_sample_errors(tmp_path):
         [sys.executable, "-m", "specscope", "predict", str(run), *BYTES, "--holdout", "3,4,6"],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
@@ -174,7 +175,7 @@ def test_cli_says_the_draft_runs_once_more_per_step(tmp_path):
         [sys.executable, "-m", "specscope", "predict", str(run), "--bytes-per-step", "100MB"],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert r.returncode == 0, r.stderr
     assert (

@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.errors import ConfigError
 from specscope.stats.predict_published import parse_rates, predict_published
 
@@ -20,7 +21,7 @@ SEED3_ARGS = ["--bytes-per-step", "17.61GB", "--draft-bytes", "0.85GB", "--bandw
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=HANG_S)
 
 
 def test_seed_003_roofline_and_k_table_from_its_published_inputs():

@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from factmaker import cell_facts
+from hangguard import HANG_S
 from specscope.store import create_run
 
 SEED3_U = (0.936, 0.815, 0.681, 0.581, 0.484)
@@ -29,7 +30,7 @@ BW = 17.61e9 * 12.14  # effective bandwidth, bytes/s
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=HANG_S)
 
 
 def _tps(k: int) -> float:

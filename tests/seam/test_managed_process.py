@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.errors import ServerStartError
 from specscope.seam import ManagedProcess, http_probe, log_tail
 
@@ -19,7 +20,7 @@ _STUBBORN = (
 )
 
 
-def _wait_for_line(path: Path, text: str, timeout_s: float = 20.0) -> None:
+def _wait_for_line(path: Path, text: str, timeout_s: float = HANG_S) -> None:
     deadline = time.monotonic() + timeout_s
     while text not in log_tail(path) and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -76,12 +77,12 @@ def test_stop_escalates_to_sigkill_for_a_process_ignoring_sigterm(tmp_path: Path
 
 
 def test_stop_with_sigterm_is_quick(tmp_path: Path) -> None:
-    proc = ManagedProcess([sys.executable, "-c", _SLEEPER], tmp_path / "s.log", name="sleeper", stop_grace_s=30)
+    proc = ManagedProcess([sys.executable, "-c", _SLEEPER], tmp_path / "s.log", name="sleeper", stop_grace_s=HANG_S)
     proc.start()
     _wait_for_line(tmp_path / "s.log", "booting the sleeper")
     t0 = time.monotonic()
     assert proc.stop() == -15  # SIGTERM was enough
-    assert time.monotonic() - t0 < 5.0
+    assert time.monotonic() - t0 < HANG_S  # the grace period (HANG_S) was not waited out
 
 
 def test_missing_program_is_a_start_error(tmp_path: Path) -> None:
@@ -105,5 +106,5 @@ def test_kill_is_immediate_and_stop_still_reaps(tmp_path: Path) -> None:
     proc.start()
     _wait_for_line(tmp_path / "k.log", "ignoring SIGTERM")
     proc.kill()  # as a crash from outside would
-    assert proc.popen is not None and proc.popen.wait(timeout=10) == -9
+    assert proc.popen is not None and proc.popen.wait(timeout=HANG_S) == -9
     assert proc.running() is False and proc.stop() == -9

@@ -9,6 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from hangguard import HANG_S
 from specscope.engine import EmbeddedServer, get_config
 from specscope.errors import ServerStartError
 from specscope.launch.process import VllmServer
@@ -38,7 +39,7 @@ def test_truth_server_target_answers_on_its_urls() -> None:
     with TruthServer() as ts:
         assert ts.alive() is True and ts.kind == "truth"
         assert ts.facts()["base_url"] == ts.base_url
-        assert httpx.get(ts.metrics_url, timeout=10).status_code == 200
+        assert httpx.get(ts.metrics_url, timeout=HANG_S).status_code == 200
         assert ts.log_path is not None and ts.log_path.is_file()
     assert ts.alive() is False
 

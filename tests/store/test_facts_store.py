@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from factmaker import schema1_run
+from hangguard import HANG_S
 from specscope.errors import StoreError
 from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
 from specscope.stats.cells import summarize_run
@@ -209,7 +210,7 @@ def test_cli_names_a_bad_manifest_in_one_line(tmp_path):
         [sys.executable, "-m", "specscope", "advise", str(tmp_path / "r"), "--acceptance", "0.5"],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert res.returncode == 2, (res.stdout, res.stderr)
     assert "Traceback" not in res.stderr

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from hangguard import HANG_S
 from run_damage import small_run
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -20,7 +21,7 @@ SRC = str(Path(__file__).resolve().parents[2] / "src")
 def _specscope(*argv: object) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": SRC}
     cmd = [sys.executable, "-m", "specscope", *map(str, argv)]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=HANG_S)
 
 
 def _fifo(p: Path) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from hangguard import HANG_S
 from run_damage import small_run
 from specscope.errors import StoreError
 from specscope.store import open_run
@@ -22,7 +23,7 @@ SRC = str(Path(__file__).resolve().parents[2] / "src")
 def _resume(run_dir: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": SRC}
     cmd = [sys.executable, "-m", "specscope", "bench", "--resume", str(run_dir)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=HANG_S, env=env)
 
 
 def test_a_lock_that_is_a_link_is_refused_and_its_target_untouched(tmp_path):

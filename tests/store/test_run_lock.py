@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from hangguard import HANG_S
 from run_damage import small_run
 from specscope.errors import StoreError
 from specscope.store import create_run, open_run
@@ -49,7 +50,7 @@ def test_a_second_writer_is_refused_naming_the_holders_pid(tmp_path):
         with open_run(run_dir) as reader:  # reading is never refused
             assert len(reader.done_keys()) == 8
     finally:
-        holder.communicate("", timeout=60)
+        holder.communicate("", timeout=HANG_S)
     with open_run(run_dir, writable=True) as again:  # released when the holder ends
         assert len(again.done_keys()) == 8
 
@@ -62,7 +63,7 @@ def test_bench_resume_while_another_holds_the_run_exits_2_naming_its_pid(tmp_pat
     try:
         code, _out, err = cli(["bench", "--resume", run_dir], capsys, monkeypatch, tmp_path)
     finally:
-        holder.communicate("", timeout=60)
+        holder.communicate("", timeout=HANG_S)
     assert code == 2 and err.count("\n") == 1
     assert f"pid {holder.pid}" in err and str(run_dir) in err
 

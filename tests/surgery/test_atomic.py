@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import make_qwen36_checkpoint, mtp_tensors, tree_hashes, write_safetensors
+from hangguard import HANG_S
 from specscope.cli import main
 from specscope.errors import CheckpointError, SurgeryError
 from specscope.surgery import PlanCheck, apply_plan, plan_graft, plan_reindex
@@ -121,12 +122,12 @@ def test_killed_surgery_leaves_no_output_folder(tmp_path: Path):
     env = {k: v for k, v in os.environ.items() if k != "SPECSCOPE_DEBUG"}
     cmd = [sys.executable, "-m", "specscope", "surgery", "graft", str(target), "--from", str(src), "--out", str(out)]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + HANG_S
     while not _partials(out) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.001)
     assert _partials(out), "the partial folder never appeared"
     proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+    proc.wait(timeout=HANG_S)
     assert proc.returncode == -signal.SIGKILL
     assert not out.exists()  # only the hidden partial folder is left
     assert [p.name for p in _partials(out)] == [f".g{PARTIAL_MARK}{proc.pid}"]

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from conftest import make_qwen36_checkpoint, tree_hashes
+from hangguard import HANG_S
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -20,7 +21,7 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
         text=True,
         cwd=cwd,
         env=env,
-        timeout=120,
+        timeout=HANG_S,
     )
 
 

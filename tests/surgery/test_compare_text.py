@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from conftest import make_qwen36_checkpoint
+from hangguard import HANG_S
 
 
 def test_names_are_whole_and_one_sided_tensors_say_which(tmp_path: Path):
@@ -28,7 +29,7 @@ def test_names_are_whole_and_one_sided_tensors_say_which(tmp_path: Path):
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert p.returncode == 0, p.stderr
     assert "…" not in p.stdout

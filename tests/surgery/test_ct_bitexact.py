@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from conftest import CT_PYTHON, CT_SKIP_REASON, read_safetensors, write_safetensors
+from hangguard import HANG_S
 from paths import ROOT
 from specscope.surgery import nvfp4
 from specscope.surgery.nvfp4_kernel import kernel
@@ -78,7 +79,7 @@ def run_ct(
         ],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANG_S,
         env={**os.environ, "TORCHDYNAMO_DISABLE": "1"},
     )
     assert p.returncode == 0, p.stderr[-3000:]
@@ -128,7 +129,7 @@ def test_every_byte_equals_compressed_tensors(tmp_path: Path):
 
 def _has_modelopt() -> bool:
     probe = "import importlib.util as u, sys; sys.exit(0 if u.find_spec('modelopt') else 1)"
-    return CT_PYTHON is not None and subprocess.run([CT_PYTHON, "-c", probe], timeout=60).returncode == 0
+    return CT_PYTHON is not None and subprocess.run([CT_PYTHON, "-c", probe], timeout=HANG_S).returncode == 0
 
 
 @pytest.mark.skipif(not _has_modelopt(), reason="NVIDIA ModelOpt not in the reference venv: make ct-venv")
@@ -180,7 +181,7 @@ def test_e4m3_cast_equals_torch(tmp_path: Path):
         [CT_PYTHON, "-c", code, str(tmp_path / "v.npy"), str(tmp_path / "t.npy")],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert p.returncode == 0, p.stderr[-2000:]
     theirs = np.load(tmp_path / "t.npy")

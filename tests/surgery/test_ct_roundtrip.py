@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from conftest import CT_PYTHON, CT_SKIP_REASON, MTP_LINEARS, make_qwen36_checkpoint, mtp_tensors, read_safetensors
+from hangguard import HANG_S
 from specscope.surgery import apply_plan, plan_quantize_draft
 from specscope.surgery.nvfp4 import dequantize_nvfp4
 
@@ -45,7 +46,7 @@ def test_compressed_tensors_reads_our_nvfp4(tmp_path: Path):
         [CT_PYTHON, str(READER), str(out), *jobs],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANG_S,
         env={**os.environ, "TORCHDYNAMO_DISABLE": "1"},
     )
     assert p.returncode == 0, p.stderr[-2000:]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.engine import get_config
 from specscope.engine.config import llama_server_argv
 from specscope.errors import ConfigError
@@ -77,7 +78,7 @@ def test_bench_with_a_bad_k_is_exit_2_in_one_line(tmp_path):
     import sys
 
     argv = [sys.executable, "-m", "specscope", "bench", "--configs", "base,draft", "--k", "0", "--out", str(tmp_path)]
-    r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=HANG_S)
     assert r.returncode == 2
     assert r.stderr.strip() == (
         "error: --k takes draft lengths in tokens; found: 0; expected: comma-separated whole numbers 1..1024; "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from hangguard import HANG_S
 from specscope.client.runner import run_fixed_concurrency, run_sync
 from specscope.client.settings import ClientSettings
 from specscope.truth.process import TruthServer
@@ -34,7 +35,7 @@ def test_stream_shape_and_tokens(firehose):
 
 
 def test_raw_http_keepalive_and_404(firehose):
-    with httpx.Client(base_url=firehose.base_url, timeout=10) as c:
+    with httpx.Client(base_url=firehose.base_url, timeout=HANG_S) as c:
         a = c.post("/v1/chat/completions", json={"max_tokens": 2})
         b = c.post("/v1/chat/completions", json={"max_tokens": 1})
         assert a.status_code == b.status_code == 200

@@ -10,6 +10,8 @@ import sys
 import httpx
 import pytest
 
+from hangguard import HANG_S
+
 
 def test_bad_script_one_line_error(tmp_path):
     bad = tmp_path / "s.json"
@@ -18,7 +20,7 @@ def test_bad_script_one_line_error(tmp_path):
         [sys.executable, "-m", "specscope", "truth-server", "--port", "0", "--script", str(bad)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
     )
     assert p.returncode == 2
     lines = p.stderr.strip().splitlines()
@@ -37,13 +39,13 @@ def test_serves_script(tmp_path):
     try:
         url = json.loads(p.stdout.readline())["base_url"]
         ask = {"messages": [{"role": "user", "content": "x"}], "stream": True}  # without it: one JSON body
-        r = httpx.post(url + "/v1/chat/completions", json=ask, timeout=10)
+        r = httpx.post(url + "/v1/chat/completions", json=ask, timeout=HANG_S)
         assert r.status_code == 200
         assert r.text.count('"content":" x x"') == 2
         assert r.text.endswith("data: [DONE]\n\n")
     finally:
         p.terminate()
-        p.wait(10)
+        p.wait(HANG_S)
         p.stdout.close()
 
 
@@ -57,7 +59,7 @@ def _started(*extra: str) -> subprocess.Popen:
         restore_signals=True,
     )
     url = json.loads(p.stdout.readline())["base_url"]
-    assert httpx.get(url + "/health", timeout=30).status_code == 200
+    assert httpx.get(url + "/health", timeout=HANG_S).status_code == 200
     return p
 
 
@@ -65,7 +67,7 @@ def _started(*extra: str) -> subprocess.Popen:
 def test_ctrl_c_exits_130_like_every_command(extra):
     p = _started(*extra)
     p.send_signal(signal.SIGINT)
-    _out, err = p.communicate(timeout=60)
+    _out, err = p.communicate(timeout=HANG_S)
     assert p.returncode == 130  # as typer ends every other command on Ctrl-C; aiohttp's handler made it 1
     assert "Traceback" not in err and len(err.strip().splitlines()) <= 1, err
 
@@ -73,7 +75,7 @@ def test_ctrl_c_exits_130_like_every_command(extra):
 def test_sigterm_is_a_clean_stop_exit_0():
     p = _started()
     p.terminate()
-    _out, err = p.communicate(timeout=60)
+    _out, err = p.communicate(timeout=HANG_S)
     assert (p.returncode, err) == (0, "")
 
 
@@ -105,7 +107,7 @@ def test_a_script_value_no_response_can_carry_is_refused_before_serving(case, tm
         [sys.executable, "-m", "specscope", "truth-server", "--port", "0", "--script", str(bad)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
     )
     assert p.returncode == 2, p.stdout
     (line,) = p.stderr.strip().splitlines()
@@ -131,11 +133,11 @@ def test_a_request_the_truth_server_cannot_serve_is_a_400_and_it_serves_on(body,
     )
     try:
         url = json.loads(p.stdout.readline())["base_url"] + "/v1/chat/completions"
-        r = httpx.post(url, content=body, timeout=10)
+        r = httpx.post(url, content=body, timeout=HANG_S)
         assert r.status_code == 400 and says in r.json()["error"]["message"]
-        ok = httpx.post(url, json={"messages": [{"role": "user", "content": "x"}], "stream": True}, timeout=10)
+        ok = httpx.post(url, json={"messages": [{"role": "user", "content": "x"}], "stream": True}, timeout=HANG_S)
         assert ok.status_code == 200 and ok.text.endswith("data: [DONE]\n\n")
     finally:
         p.terminate()
-        _, err = p.communicate(timeout=10)
+        _, err = p.communicate(timeout=HANG_S)
     assert "Traceback" not in err

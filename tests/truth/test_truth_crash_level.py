@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import httpx
 
+from hangguard import HANG_S
 from specscope.client.runner import run_fixed_concurrency, run_sync
 from specscope.client.settings import ClientSettings
 from specscope.truth.process import TruthServer
@@ -21,7 +22,7 @@ def test_two_in_flight_is_stable_the_third_arrival_kills_the_process():
         ok = run_sync(run_fixed_concurrency(ts.base_url, _bodies(2), 2, ClientSettings()))
         assert [s.status for s in ok] == ["ok", "ok"] and ts.alive()
         dead = run_sync(run_fixed_concurrency(ts.base_url, _bodies(3), 3, ClientSettings()))
-        assert ts._proc is not None and ts._proc.popen is not None and ts._proc.popen.wait(10) == 3
+        assert ts._proc is not None and ts._proc.popen is not None and ts._proc.popen.wait(HANG_S) == 3
         assert len(dead) == 3 and all(s.status == "failed" for s in dead)
         log = ts._proc.log_path.read_text()
     # one stats line per arrival, in vLLM's wording: 1, 2 (the stable pair), then 1, 2 and no third
@@ -44,7 +45,7 @@ def test_vllm_command_line_is_accepted():
         assert proc.stdout is not None
         line = proc.stdout.readline()
         assert line.startswith("LISTENING http://127.0.0.1:")
-        assert httpx.get(line.split()[1] + "/health", timeout=10).json() == {"status": "ok"}
+        assert httpx.get(line.split()[1] + "/health", timeout=HANG_S).json() == {"status": "ok"}
     finally:
         proc.kill()
-        proc.wait(10)
+        proc.wait(HANG_S)

@@ -8,6 +8,7 @@ import json
 import httpx
 import pytest
 
+from hangguard import HANG_S
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
 from specscope.truth.dialects import NO_CHAT_TEMPLATE
 
@@ -34,7 +35,7 @@ def _events(text: str) -> list[tuple[str | None, str]]:
 
 def test_completions_stream(truth):
     body = {"model": "m", "prompt": "hello", "max_tokens": 6, "stream": True, "stream_options": {"include_usage": True}}
-    r = httpx.post(f"{truth.base_url}/v1/completions", json=body, timeout=30)
+    r = httpx.post(f"{truth.base_url}/v1/completions", json=body, timeout=HANG_S)
     assert r.status_code == 200
     events = _events(r.text)
     assert events[-1] == (None, "[DONE]")
@@ -52,7 +53,7 @@ def test_completions_stream(truth):
 
 def test_responses_stream(truth):
     body = {"model": "m", "input": MESSAGES, "max_output_tokens": 6, "stream": True}
-    r = httpx.post(f"{truth.base_url}/v1/responses", json=body, timeout=30)
+    r = httpx.post(f"{truth.base_url}/v1/responses", json=body, timeout=HANG_S)
     assert r.status_code == 200
     events = _events(r.text)
     kinds = [k for k, _ in events]
@@ -82,7 +83,7 @@ def test_responses_stream(truth):
 def test_responses_stream_completed_and_keyed_on_its_input(truth):
     body = {"model": "m", "input": [{"role": "user", "content": "keyed"}], "stream": True}
     plan = {"finish_reason": "stop"}
-    r = httpx.post(f"{truth.base_url}/v1/responses", json={**body, "specscope_truth": plan}, timeout=30)
+    r = httpx.post(f"{truth.base_url}/v1/responses", json={**body, "specscope_truth": plan}, timeout=HANG_S)
     datas = [json.loads(d) for _, d in _events(r.text)]
     assert [d["delta"] for d in datas if d["type"] == "response.output_text.delta"] == [" x x"]  # the keyed plan
     assert datas[-1]["type"] == "response.completed" and datas[-1]["response"]["status"] == "completed"

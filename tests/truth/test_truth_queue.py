@@ -9,6 +9,7 @@ import json
 import httpx
 import pytest
 
+from hangguard import HANG_S
 from specscope.client.runner import run_fixed_concurrency, run_sync
 from specscope.client.settings import ClientSettings
 from specscope.truth.process import TruthServer
@@ -54,7 +55,7 @@ def test_usage_chunk_has_vllm_timing_fields_in_order_before_speculative_decoding
     with TruthServer(TruthScript(default=plan)) as ts:
         body = {"model": "truth", "messages": [{"role": "user", "content": "q"}], "max_tokens": 20, "stream": True}
         body["stream_options"] = {"include_usage": True}
-        text = httpx.post(ts.base_url + "/v1/chat/completions", json=body, timeout=30).text
+        text = httpx.post(ts.base_url + "/v1/chat/completions", json=body, timeout=HANG_S).text
         (served,) = ts.served()
     events = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: {")]
     (usage_chunk,) = [e for e in events if e.get("usage")]

@@ -7,6 +7,7 @@ import json
 
 import httpx
 
+from hangguard import HANG_S
 from specscope.truth.process import TruthServer
 from specscope.truth.script import ResponsePlan, TruthScript
 
@@ -25,8 +26,8 @@ def test_stream_false_is_one_json_chat_completion():
     req = {"model": "m", "messages": [{"role": "user", "content": "x"}], "max_tokens": 64}
     with TruthServer(script) as ts:
         url = ts.base_url + "/v1/chat/completions"
-        streamed = httpx.post(url, json={**req, "stream": True}, timeout=30)
-        plain = httpx.post(url, json={**req, "stream": False}, timeout=30)
+        streamed = httpx.post(url, json={**req, "stream": True}, timeout=HANG_S)
+        plain = httpx.post(url, json={**req, "stream": False}, timeout=HANG_S)
     assert plain.status_code == 200
     assert plain.headers["Content-Type"].startswith("application/json")
     body = plain.json()
@@ -46,6 +47,6 @@ def test_a_request_without_stream_gets_one_json_body_as_a_real_server_answers():
     with TruthServer(script) as ts:
         for path in ("/v1/chat/completions", "/v1/completions", "/v1/responses"):
             body = {**req, "prompt": "x", "input": "x"} if path != "/v1/chat/completions" else req
-            r = httpx.post(ts.base_url + path, json=body, timeout=30)
+            r = httpx.post(ts.base_url + path, json=body, timeout=HANG_S)
             assert r.status_code == 200 and r.headers["Content-Type"].startswith("application/json"), path
             assert r.json()["usage"].get("completion_tokens", r.json()["usage"].get("output_tokens")) == 3, path

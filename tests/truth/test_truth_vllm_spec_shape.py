@@ -9,6 +9,7 @@ import json
 import httpx
 import pytest
 
+from hangguard import HANG_S
 from specscope.truth.process import TruthServer
 from specscope.truth.script import ResponsePlan, TruthScript
 
@@ -32,7 +33,7 @@ def truth():
 def _events(base_url: str) -> list[dict]:
     body = {"model": "truth", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 12, "stream": True}
     body["stream_options"] = {"include_usage": True}
-    r = httpx.post(f"{base_url}/v1/chat/completions", json=body, timeout=10)
+    r = httpx.post(f"{base_url}/v1/chat/completions", json=body, timeout=HANG_S)
     lines = [ln[len("data: ") :] for ln in r.text.splitlines() if ln.startswith("data: ")]
     assert lines[-1] == "[DONE]"
     return [json.loads(x) for x in lines[:-1]]

@@ -19,6 +19,7 @@ import httpx
 import pytest
 from httpx_sse import connect_sse
 
+from hangguard import HANG_S
 from specscope.workload import chat_request, load_pack
 
 pytest.importorskip("xllamacpp")
@@ -61,7 +62,7 @@ def server(tmp_path_factory):
     log = open(folder / "server.log", "wb")  # a file, never an unread pipe
     proc = subprocess.Popen([sys.executable, str(script), model, str(port)], stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.perf_counter_ns() + 90 * 10**9
+    deadline = time.perf_counter_ns() + HANG_S * 10**9
     try:
         while True:
             if proc.poll() is not None:
@@ -92,7 +93,7 @@ def _shortest(name: str):
 
 def _stream(url: str, body: dict) -> tuple[str, dict]:
     text, usage = [], None
-    with httpx.Client(timeout=httpx.Timeout(120.0)) as client:
+    with httpx.Client(timeout=httpx.Timeout(HANG_S)) as client:
         with connect_sse(client, "POST", f"{url}/v1/chat/completions", json=body) as events:
             assert events.response.status_code == 200
             for event in events.iter_sse():
@@ -140,6 +141,6 @@ def test_non_streaming_answer_echoes_the_prefill_on_llamacpp(server):
     body = chat_request(pre, model="m", max_tokens=4, temperature=0.0, server_kind="llamacpp")
     body["stream"] = False
     del body["stream_options"]
-    answer = httpx.post(f"{server}/v1/chat/completions", json=body, timeout=120.0).json()
+    answer = httpx.post(f"{server}/v1/chat/completions", json=body, timeout=HANG_S).json()
     assert answer["usage"]["completion_tokens"] == 4
     assert answer["choices"][0]["message"]["content"].startswith(pre.prefill)
