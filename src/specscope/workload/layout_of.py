@@ -14,6 +14,7 @@ from typing import Any, Literal
 from specscope.workload.census import (
     ARENA_FIELDS,
     AUTOBENCH_FIELDS,
+    FIELD_USE,
     LONGBENCH_V2_FIELDS,
     MESSAGES_FIELDS,
     SAGEMAKER_FIELDS,
@@ -23,7 +24,7 @@ from specscope.workload.census_hub import is_mt_bench_prompts
 from specscope.workload.userfile_fields import first_text_field, guidellm_columns, guidellm_only_columns
 from specscope.workload.userfile_sessions import multi_turn_row_turns, sent_as_recorded
 
-__all__ = ["Shape", "layout_keys", "OWN_LAYOUT"]
+__all__ = ["Shape", "layout_keys", "fields_layouts", "OWN_LAYOUT"]
 
 #: the form of a file, as :func:`specscope.workload.userfile.load_prompt_rows` tells it
 Shape = Literal["text", "csv", "jsonl", "array", "inputs_json", "agentic"]
@@ -90,3 +91,24 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
     if first == "prompt" and keys <= {"prompt", "output_tokens", "id"}:
         return ("vllm.custom", "guidellm.jsonl")
     return ("guidellm.jsonl",) if first is not None else ()
+
+
+def fields_layouts(layouts: tuple[str, ...], record: dict[str, Any]) -> tuple[str, ...]:
+    """The keys of :data:`~specscope.workload.census.FIELD_USE` whose fields are those ``record`` is read by: its
+    census ``layouts`` (:func:`layout_keys`), or for a record of specscope's own shapes the ``specscope.*`` one;
+    ``()`` when its fields are specscope's own build (an ``inputs.json`` payload, an agentic trace's conversation)
+    or it has no fields (a text line)."""
+    if layouts:
+        return layouts if all(k in FIELD_USE for k in layouts) else ()
+    keys = {k for k, v in record.items() if v is not None}
+    if ARENA_FIELDS[0] in keys and "messages" not in keys:
+        return ("specscope.arena",)
+    if any(k in keys for k in MESSAGES_FIELDS):
+        return ("specscope.messages",)
+    if "turns" in keys:
+        return ("specscope.arena_hard",)
+    if first_text_field(guidellm_columns(dict(record))[0]) == "instruction":
+        return ("specscope.alpaca",)
+    if "history" in keys:
+        return ("specscope.mt_bench_101",)
+    return ()

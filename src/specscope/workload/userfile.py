@@ -92,7 +92,7 @@ from specscope.workload.census import (
     TEXT_FIELDS,
 )
 from specscope.workload.census_hub import PROBLEM_REFUSAL, is_mt_bench_prompts
-from specscope.workload.layout_of import Shape, layout_keys
+from specscope.workload.layout_of import Shape, fields_layouts, layout_keys
 from specscope.workload.prompt import Prompt, file_lines, message_text
 from specscope.workload.userfile_fields import (
     MAX_TOKENS_CAP,
@@ -112,7 +112,7 @@ from specscope.workload.userfile_fields import (
     texts_of,
     timing_fields,
     tools_of,
-    unknown_guidellm_columns,
+    unread_fields,
     unread_length_fields,
     unsent_fields,
     unsent_text_columns,
@@ -398,21 +398,16 @@ def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[...,
         if prompt is not None:
             prompt.meta["layout"] = layouts = layout_keys(shape, rec)
             guidellm = {"guidellm.jsonl", "guidellm.csv"}
-            aiperf = {"aiperf.single_turn", "aiperf.random_pool"}  # a bare `text` row: either tool's
-            if (
-                isinstance(rec, dict)
-                and layouts
-                and set(layouts) <= guidellm | aiperf | {"vllm.custom"}
-                and (guidellm | aiperf) & {*layouts}
-            ):
-                # a GuideLLM row's columns specscope ignores, and those neither tool reads (an AIPerf SingleTurn row's
-                # too: its base model lets unknown fields through unused): bench names them
-                if guidellm & {*layouts} and (unused := unused_guidellm_columns(rec)):
+            if isinstance(rec, dict) and guidellm & {*layouts}:
+                # a GuideLLM row's columns specscope ignores: bench names them, with what GuideLLM does with each
+                if unused := unused_guidellm_columns(rec):
                     prompt.meta["unused_columns"] = unused
-                if guidellm & {*layouts} and (unsent := unsent_text_columns(rec)):
+                if unsent := unsent_text_columns(rec):
                     prompt.meta["unsent_text_columns"] = unsent  # GuideLLM sends the first text column only
-                if unknown := unknown_guidellm_columns(rec, also_aiperf=bool(aiperf & {*layouts})):
-                    prompt.meta["unknown_columns"] = unknown
+            uses = fields_layouts(layouts, rec) if isinstance(rec, dict) else ()
+            if uses and (unread := unread_fields(rec, uses)):  # none: specscope's own build of the record
+                # fields the row's layout does not read (census FIELD_USE): bench names them, once per file
+                prompt.meta["unread_fields"], prompt.meta["unread_layouts"] = unread, uses
         return prompt
 
     return read
