@@ -120,9 +120,9 @@ def test_every_read_layout_declares_its_fields():
     text = {"vllm.sonnet", "guidellm.txt"}  # lines: no fields
     missing = [lay.key for lay in CENSUS if not lay.refused and lay.key not in {*FIELD_USE, *built, *text}]
     assert missing == []
-    assert fields_layouts(layout_keys("jsonl", {"history": [{"user": "q"}], "task": "t"}), {"history": []}) == (
-        "specscope.mt_bench_101",
-    )
+    assert fields_layouts(
+        "jsonl", layout_keys("jsonl", {"history": [{"user": "q"}]}), {"history": [{"user": "q"}]}
+    ) == ("specscope.mt_bench_101",)
 
 
 def test_records_specscope_builds_are_not_checked(tmp_path, capsys, monkeypatch):
@@ -136,3 +136,55 @@ def test_records_specscope_builds_are_not_checked(tmp_path, capsys, monkeypatch)
     code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 0, err
     assert "does not read as" not in out + err
+
+
+def test_a_vertex_batch_line_is_refused_by_name_with_the_conversion(tmp_path, capsys, monkeypatch):
+    """A Vertex AI batch prediction line (each line a Gemini request under `request`, as Vertex AI's batch prediction
+    from Cloud Storage page shows it) got the generic "no messages/conversations/... field" refusal; it is named, with
+    the jq conversion to `messages` rows."""
+    path = tmp_path / "v.jsonl"
+    path.write_text('{"request":{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}}\n', "utf-8")
+    code, out, err = cli(["bench", "--workload", f"mine={path}", "--dry-run"], capsys, monkeypatch, tmp_path)
+    assert code == 2 and not out and "Traceback" not in err
+    assert (
+        f"{path}:1: a Vertex AI batch prediction request line (`request`: a Gemini GenerateContentRequest, `contents` "
+        "of {role, parts}; no benchmark client's file reader takes it)"
+    ) in err
+    assert (
+        "fix: write each line's request.contents as `messages` (role model -> assistant, the text parts joined) and "
+        "request.generationConfig.maxOutputTokens as max_tokens, e.g. jq -c '{messages: [.request.contents[] | {role: "
+        '(if .role == "model" then "assistant" else .role end), content: ([.parts[].text // empty] | join("\\n"))}], '
+        "max_tokens: .request.generationConfig.maxOutputTokens}' FILE > OUT.jsonl"
+    ) in err
+
+
+def test_an_openai_evals_input_message_list_is_read(tmp_path, capsys, monkeypatch):
+    """An OpenAI evals sample whose `input` is in chat format (openai/evals docs/build-eval.md) was refused as "input
+    [...] is not a non-empty string"; its messages are sent and `ideal` (the reference answer) is not."""
+    row = {"input": [{"role": "system", "content": "Be terse."}, {"role": "user", "content": "2+2?"}], "ideal": "4",
+           "note": 1}  # fmt: skip
+    text = _dry_run(tmp_path, capsys, monkeypatch, [row])
+    assert "    system: Be terse.\n    user: 2+2?\n" in text
+    assert (
+        "warning: rows: mine: 1 row carries fields that specscope does not read as specscope.openai_evals (note): "
+        in (text)
+    )
+
+
+def test_a_tsv_file_is_labelled_truthfully(tmp_path, capsys, monkeypatch):
+    """A `.tsv` file's rows were labelled guidellm.csv, though GuideLLM's CSV reader takes `.csv` only (file.py
+    @03820eba); the dry run names what it is, and its unread columns are named under specscope.tsv."""
+    path = tmp_path / "p.tsv"
+    path.write_text("prompt\toutput_tokens_count\tlabel\nSay hi\t5\tx\n", "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mine={path}", "--max-tokens", "16",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "guidellm.csv (GuideLLM" not in out
+    assert (
+        "layout (1 row): a .tsv table read by its header, each row by GuideLLM's column names as a guidellm.csv row "
+        "(no peer tool reads a .tsv file: GuideLLM's CSV reader takes .csv only)\n"
+    ) in out
+    assert "warning: rows: mine: 1 row carries fields that specscope does not read as specscope.tsv (label): " in (
+        out + err
+    )

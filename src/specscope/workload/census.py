@@ -59,6 +59,7 @@ __all__ = [
     "RECORDED_HISTORY_NOTE",
     "SHAREGPT_TURNS_NOTE",
     "LIMA_REFUSAL",
+    "VERTEX_BATCH_REFUSAL",
     "DAG_REFUSAL",
     "DYNAMO_TRACE_SCHEMA",
     "DYNAMO_REFUSAL",
@@ -368,6 +369,17 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "pass the questions they answer, the benchmark's question.jsonl (Spec-Bench's with --dataset spec-bench "
         "--dataset-path question.jsonl; MT-Bench's with --workload NAME=question.jsonl)",
     ),
+)
+#: A Vertex AI batch prediction request line (``{"request": GenerateContentRequest}``: ``contents`` of ``{role: user |
+#: model, parts: [{text} | {fileData} ...]}``, ``generationConfig``, ``systemInstruction``; Vertex AI's "Batch
+#: prediction for Cloud Storage" page: each line a request in the Gemini API's format) and what to write instead.
+VERTEX_BATCH_REFUSAL = (
+    "a Vertex AI batch prediction request line (`request`: a Gemini GenerateContentRequest, `contents` of "
+    "{role, parts}; no benchmark client's file reader takes it)",
+    "write each line's request.contents as `messages` (role model -> assistant, the text parts joined) and "
+    "request.generationConfig.maxOutputTokens as max_tokens, e.g. jq -c '{messages: [.request.contents[] | {role: "
+    '(if .role == "model" then "assistant" else .role end), content: ([.parts[].text // empty] | join("\\n"))}], '
+    "max_tokens: .request.generationConfig.maxOutputTokens}' FILE > OUT.jsonl",
 )
 #: What a ``conversations`` list of plain strings is (GAIR/lima: user and assistant alternating, no roles) and the fix.
 LIMA_REFUSAL = (
@@ -1129,6 +1141,7 @@ FIELD_USE: dict[str, FieldUse] = {
     "aiperf.hub.mt_bench": FieldUse(("prompt",), (_REFERENCE,)),
     "guidellm.jsonl": FieldUse(GUIDELLM_MAPPED_COLUMNS, pattern=True),
     "guidellm.csv": FieldUse(GUIDELLM_MAPPED_COLUMNS, pattern=True),
+    "specscope.tsv": FieldUse(GUIDELLM_MAPPED_COLUMNS, pattern=True),
     "specscope.messages": FieldUse(MESSAGES_FIELDS, _CHAT_IGNORES),
     "specscope.arena": FieldUse(
         (ARENA_FIELDS[0],),
@@ -1158,6 +1171,9 @@ FIELD_USE: dict[str, FieldUse] = {
             ("uid", "Arena-Hard-Auto's question id; the row is named by its line"),
             ("subcategory", "Arena-Hard-Auto's sub-category label; `category` is kept"),
         ),
+    ),
+    "specscope.openai_evals": FieldUse(
+        ("input",), (("ideal", "the reference answer(s) the eval compares with (openai/evals); never sent"),)
     ),
     "specscope.alpaca": FieldUse(
         ("instruction", "input", "context", "history"),

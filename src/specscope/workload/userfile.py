@@ -92,7 +92,7 @@ from specscope.workload.census import (
     TEXT_FIELDS,
 )
 from specscope.workload.census_hub import PROBLEM_REFUSAL, is_mt_bench_prompts
-from specscope.workload.layout_of import Shape, fields_layouts, layout_keys
+from specscope.workload.layout_of import TSV_LAYOUT, Shape, fields_layouts, layout_keys
 from specscope.workload.prompt import Prompt, file_lines, message_text
 from specscope.workload.userfile_fields import (
     MAX_TOKENS_CAP,
@@ -308,7 +308,8 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
     if plain:
         refuse_object_file(path, text)  # one object of columns, or one object over several lines
     shape: Shape = (
-        "agentic" if agentic is not None else "inputs_json" if sessions is not None else "csv" if is_csv(path.name)
+        "agentic" if agentic is not None else "inputs_json" if sessions is not None
+        else ("tsv" if path.name.lower().removesuffix(".gz").endswith(".tsv") else "csv") if is_csv(path.name)
         else "array" if items is not None else "jsonl"
     )  # fmt: skip
     record = _tagged(_conversation_rows(record, shape), shape)
@@ -398,13 +399,15 @@ def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[...,
         if prompt is not None:
             prompt.meta["layout"] = layouts = layout_keys(shape, rec)
             guidellm = {"guidellm.jsonl", "guidellm.csv"}
-            if isinstance(rec, dict) and guidellm & {*layouts}:
+            if shape == "tsv":
+                prompt.meta["own_layout"] = TSV_LAYOUT  # what the dry run names (it was labelled guidellm.csv)
+            if isinstance(rec, dict) and (guidellm & {*layouts} or shape == "tsv"):
                 # a GuideLLM row's columns specscope ignores: bench names them, with what GuideLLM does with each
                 if unused := unused_guidellm_columns(rec):
                     prompt.meta["unused_columns"] = unused
                 if unsent := unsent_text_columns(rec):
                     prompt.meta["unsent_text_columns"] = unsent  # GuideLLM sends the first text column only
-            uses = fields_layouts(layouts, rec) if isinstance(rec, dict) else ()
+            uses = fields_layouts(shape, layouts, rec) if isinstance(rec, dict) else ()
             if uses and (unread := unread_fields(rec, uses)):  # none: specscope's own build of the record
                 # fields the row's layout does not read (census FIELD_USE): bench names them, once per file
                 prompt.meta["unread_fields"], prompt.meta["unread_layouts"] = unread, uses
@@ -524,6 +527,10 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, Any]],
         return [{"role": "user", "content": longbench}], ()
     refuse_autobench_prompt(where, record)
     key = first_text_field(record)  # GuideLLM: the first text column in the file's order
+    if key == "input" and isinstance(record["input"], list):
+        # an OpenAI evals sample (openai/evals docs/build-eval.md: `input` in chat format, `ideal` the reference): it
+        # was refused as "input [...] is not a non-empty string"
+        return _chat(where, record["input"], "input", "role", "content", _CHAT_ROLES), ()
     if key is not None and key != "instruction":
         return [{"role": "user", "content": _nonempty(where, key, record[key])}], ()
     if key == "instruction":

@@ -56,6 +56,7 @@ from specscope.workload.census import (
     TRACE_ONLY_FIELDS,
     UNREAD_DATASET_ROWS,
     UNSENT_FIELDS,
+    VERTEX_BATCH_REFUSAL,
     FieldUse,
 )
 from specscope.workload.prompt import is_int_in
@@ -263,6 +264,9 @@ def refuse_foreign_layout(where: str, record: object) -> None:
         raise bad_row(
             where, SGLANG_TOKEN_TRACE_REFUSAL[0], "a prompt or messages per row", SGLANG_TOKEN_TRACE_REFUSAL[1]
         )
+    request = record.get("request")
+    if isinstance(request, dict) and "contents" in request:  # a Vertex AI batch prediction line: was "no messages/..."
+        raise bad_row(where, VERTEX_BATCH_REFUSAL[0], "a prompt or messages per row", VERTEX_BATCH_REFUSAL[1])
     chats = record.get("conversations")
     if isinstance(chats, list) and chats and all(isinstance(c, str) for c in chats):  # GAIR/lima
         raise bad_row(where, LIMA_REFUSAL[0], "a prompt or messages per row", LIMA_REFUSAL[1])
