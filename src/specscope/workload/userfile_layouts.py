@@ -132,7 +132,7 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         '"generate_conversations"`)',
         "public datasets no benchmark client's file reader takes; a generator's settings",
         "refused by name before any field is read, with what to write instead (`prompt`, `conversations`, `messages`)",
-        (_REFUSED + "[cnn_dailymail]",),
+        (_REFUSED + "[cnn_dailymail]", _REFUSED + "[vertex_batch]"),
     ),
     UserLayout(
         'one JSON object of columns `{"prompt": [...], "output_tokens_count": [...]}`',
