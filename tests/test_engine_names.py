@@ -77,7 +77,7 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "workload/dataset_defs.py": (5, 0, PROSE),  # +3: docs/workloads.md's Datasets tables, generated from here
     # +6: SHAREGPT_TURNS_NOTE and the vllm.sharegpt row name the readers; +3: the OpenAI Batch API refusal's source
     # (vllm-project/vllm vllm/entrypoints/openai/run_batch.py, its BatchRequestInput)
-    "workload/census.py": (99, 0, CENSUS),
+    "workload/census.py": (110, 0, CENSUS),  # FIELD_USE (issue 36) keys its declarations by census key
     "workload/userfile_layouts.py": (4, 0, CENSUS),  # docs/workloads.md's user-file layouts: each row's source
     "workload/census_hub.py": (4, 0, CENSUS),  # AIPerf's hub datasets: the vLLM templates and readers they match
     "workload/layout_of.py": (11, 0, CENSUS),  # the census keys a row is read as (vllm.sharegpt, sglang.openai, ...)
@@ -88,8 +88,8 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "workload/userfile_fields.py": (10, 0, CENSUS),
     # the file layouts moved out of userfile_fields.py (kname53): the BurstGPT header's source, the agentic trace's fix
     "workload/userfile_text.py": (2, 0, CENSUS),
-    "workload/userfile.py": (3, 0, CENSUS),  # the --drop-bad-rows fix names the readers that skip such rows; the
-    # GuideLLM column warnings apply beside the vllm.custom census layout only (its layout name)
+    "workload/userfile.py": (2, 0, CENSUS),  # the --drop-bad-rows fix names the readers that skip such rows (the
+    # GuideLLM column check no longer names vllm.custom: census FIELD_USE declares every layout's fields, issue 36)
     "bench/workload_rows.py": (1, 0, PROSE),
     "audit/gguf_audit.py": (4, 0, AUDIT),
     "audit/rules_shapes.py": (3, 0, AUDIT),

@@ -383,8 +383,8 @@ def test_a_guidellm_column_neither_tool_reads_is_named(tmp_path, capsys, monkeyp
     code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 0, err
     assert (
-        "warning: rows: mine: 1 row carries columns that neither GuideLLM's column mapper nor specscope reads "
-        "(frobnicate, notes): ignored; check their names against docs/workloads.md"
+        "warning: rows: mine: 1 row carries fields that specscope does not read as guidellm.jsonl (frobnicate, "
+        "notes): ignored, never sent; check their names against docs/workloads.md 'Fields read per layout'"
     ) in out + err
 
 
@@ -403,17 +403,17 @@ def test_a_text_row_with_a_guidellm_column_is_guidellms_and_its_unread_columns_a
     source = layout("guidellm.jsonl").source
     assert f"layout (1 row): guidellm.jsonl (GuideLLM: {source})\n" in out
     warned = (
-        "warning: rows: mine: 1 row carries columns that neither GuideLLM's column mapper nor specscope reads "
-        "({}): ignored; check their names against docs/workloads.md"
+        "warning: rows: mine: 1 row carries fields that specscope does not read as {} (frobnicate): ignored, never "
+        "sent; check their names against docs/workloads.md 'Fields read per layout'"
     )
-    assert warned.format("frobnicate") in out + err
+    assert warned.format("guidellm.jsonl") in out + err
     bare = tmp_path / "b.jsonl"
     bare.write_text('{"text": "hi", "role": "user", "frobnicate": 3}\n', "utf-8")
     argv[4] = f"mine={bare}"
     code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 0, err
     assert "aiperf.single_turn" in out and "guidellm.jsonl" in out
-    assert warned.format("frobnicate") in out + err
+    assert warned.format("aiperf.single_turn / aiperf.random_pool / guidellm.jsonl") in out + err
 
 
 def test_an_aiperf_single_turn_rows_unread_column_is_named(tmp_path, capsys, monkeypatch):
@@ -428,8 +428,9 @@ def test_an_aiperf_single_turn_rows_unread_column_is_named(tmp_path, capsys, mon
     assert code == 0, err
     assert "layout (1 row): aiperf.single_turn (AIPerf: " in out
     assert (
-        "warning: rows: mine: 1 row carries columns that neither GuideLLM's column mapper nor specscope reads "
-        "(foo): ignored; check their names against docs/workloads.md"
+        "warning: rows: mine: 1 row carries fields that specscope does not read as aiperf.single_turn / "
+        "aiperf.random_pool (foo): ignored, never sent; check their names against docs/workloads.md 'Fields read per "
+        "layout'"
     ) in out + err
 
 

@@ -91,6 +91,18 @@ LAYOUTS: dict[str, tuple[str, str, list[str], list[str]]] = {
         ["user: MK-I", "MK-IN"],
         ["MK-NEVER"],
     ),
+    # openai/evals docs/build-eval.md: `input` in chat format, `ideal` the reference answer
+    "openai evals input": (
+        "e.jsonl",
+        json.dumps(
+            {
+                "input": [{"role": "system", "content": "MK-ES"}, {"role": "user", "content": "MK-EU"}],
+                "ideal": "MK-NEVER",
+            }
+        ),
+        ["system: MK-ES", "user: MK-EU"],
+        ["MK-NEVER", "fields that specscope does not read"],
+    ),
     "text lines": ("p.txt", "MK-L1\nMK-L2\n", ["user: MK-L1", "user: MK-L2"], []),
 }
 
@@ -116,6 +128,9 @@ REFUSED: dict[str, tuple[str, str, str]] = {
     # abisee/cnn_dailymail's columns (tests/data/workload_public, SOURCES.md)
     "cnn_dailymail": ("c.jsonl", '{"id": "x", "article": "MK-ART", "highlights": "MK-SUM"}',
                       ":1: a CNN/DailyMail row (`article`, `highlights`"),
+    # Vertex AI "Batch prediction for Cloud Storage": each line a Gemini request under `request`
+    "vertex_batch": ("v.jsonl", '{"request": {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}}',
+                     ":1: a Vertex AI batch prediction request line"),
     # json.dump(Dataset.to_dict()), pretty-printed
     "columns": ("cols.json", '{"prompt": ["a", "b"],\n "output_tokens_count": [3, 4]}',
                 ":1: one JSON object of columns (2 values each: output_tokens_count, prompt)"),

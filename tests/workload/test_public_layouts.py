@@ -224,8 +224,6 @@ def test_token_count_sessions_without_timestamps_are_not_sent_between_trace_and_
         ("swebench.jsonl", "a SWE-bench task row (`instance_id`", "`text` column"),
         # was "prompt {'message_id': ... is not a non-empty string"
         ("oasst2_trees.jsonl", "an OpenAssistant message tree (`message_tree_id`, `prompt`", "`messages` row"),
-        # was "input [{'role': 'system', ... is not a non-empty string"
-        ("openai_evals.jsonl", "an `input` list of chat messages (openai/evals", "{messages: .input}"),
         # was "one JSON object of columns (1 values each: completion, prompt)"
         ("trl_conv_prompt_completion.jsonl", "a `prompt` list of messages with a `completion` (TRL",
          "(.prompt + .completion)"),
@@ -295,3 +293,14 @@ def test_nemo_chat_sft_roles_are_read() -> None:
         {"role": "user", "content": "Another?"},
     ]
     assert p.meta["recorded_answer"] == "11"
+
+
+def test_openai_evals_input_messages_are_read() -> None:
+    """An openai/evals registry sample (`input` chat messages, `ideal` the reference): was refused as "input [...] is
+    not a non-empty string"; now its messages are sent as they stand, `ideal` never."""
+    (p,) = load_prompt_file("a", HERE / "openai_evals.jsonl")
+    assert p.messages == [
+        {"role": "system", "content": "Answer with one word."},
+        {"role": "user", "content": "What colour is the sky?"},
+    ]
+    assert "Blue" not in repr(p.messages)

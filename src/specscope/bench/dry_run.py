@@ -65,11 +65,11 @@ def _layouts(rows: list[Prompt]) -> list[dict[str, Any]]:
     """The layouts the rows were read as, most rows first: census keys with their tool and source, and the rows."""
     by_key = {lay.key: (lay.tool, lay.source) for lay in CENSUS}
     by_key.update({h.key: ("AIPerf", h.source) for h in HUB_DATASETS})  # a hub dataset's export (mt_bench_prompts)
-    seen = Counter(tuple(p.meta.get("layout", ())) for p in rows)
+    seen = Counter((tuple(p.meta.get("layout", ())), str(p.meta.get("own_layout", OWN_LAYOUT))) for p in rows)
     out = []
-    for keys, n in seen.most_common():
+    for (keys, own), n in seen.most_common():
         census = [{"layout": k, "tool": by_key[k][0], "source": by_key[k][1]} for k in keys if k in by_key]
-        out.append({"census": census, "rows": n} if census else {"census": [], "own": OWN_LAYOUT, "rows": n})
+        out.append({"census": census, "rows": n} if census else {"census": [], "own": own, "rows": n})
     return out
 
 

@@ -134,13 +134,16 @@ def _ignored_fields(w: str, prompts: list[Prompt]) -> list[str]:
         notes = "; ".join(unused_column_notes(dict.fromkeys(k for fields in found for k in fields)))
         rows = "1 row carries" if len(found) == 1 else f"{len(found)} rows carry"
         out.append(f"warning: rows: {w}: {rows} GuideLLM columns that specscope ignores: {notes}")
-    found = [p.meta["unknown_columns"] for p in prompts if p.meta.get("unknown_columns")]
-    if found:
+    by_layout: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+    for p in prompts:
+        if p.meta.get("unread_fields"):
+            by_layout.setdefault(tuple(p.meta["unread_layouts"]), []).append(p.meta["unread_fields"])
+    for layouts, found in by_layout.items():  # once per file and layout, never per row
         names = ", ".join(dict.fromkeys(k for fields in found for k in fields))
         rows = "1 row carries" if len(found) == 1 else f"{len(found)} rows carry"
         out.append(
-            f"warning: rows: {w}: {rows} columns that neither GuideLLM's column mapper nor specscope reads ({names}): "
-            "ignored; check their names against docs/workloads.md"
+            f"warning: rows: {w}: {rows} fields that specscope does not read as {' / '.join(layouts)} ({names}): "
+            "ignored, never sent; check their names against docs/workloads.md 'Fields read per layout'"
         )
     return out
 

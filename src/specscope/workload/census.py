@@ -63,6 +63,7 @@ __all__ = [
     "RECORDED_HISTORY_NOTE",
     "SHAREGPT_TURNS_NOTE",
     "LIMA_REFUSAL",
+    "VERTEX_BATCH_REFUSAL",
     "DAG_REFUSAL",
     "DYNAMO_TRACE_SCHEMA",
     "DYNAMO_REFUSAL",
@@ -76,6 +77,9 @@ __all__ = [
     "GUIDELLM_UNUSED_COLUMNS",
     "GUIDELLM_MAPPED_COLUMNS",
     "layout",
+    "FieldUse",
+    "EVERY_ROW_READS",
+    "FIELD_USE",
 ]
 
 #: Fields that hold one prompt: specscope's and vLLM's ``prompt`` and GuideLLM's other text-column names
@@ -433,14 +437,10 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "which --workload reads",
     ),
 )
-#: A text column that holds a list of chat messages instead of text, by column: ``(what it is, the fix)``. They were
-#: refused as "input [...] is not a non-empty string" (OpenAI Evals) or named as an SGLang autobench ``prompt`` list
-#: (TRL's conversational prompt-completion rows).
+#: A text column that holds a list of chat messages instead of text, by column: ``(what it is, the fix)``. TRL's
+#: conversational prompt-completion rows were named as an SGLang autobench ``prompt`` list. (An OpenAI Evals
+#: ``input`` list is read as messages: :func:`specscope.workload.userfile`.)
 CHAT_LIST_REFUSALS: dict[str, tuple[str, str]] = {
-    "input": (
-        "an `input` list of chat messages (openai/evals samples: `input` the messages, `ideal` the reference answer)",
-        "rename it to messages, e.g. jq -c '{messages: .input}' FILE > OUT.jsonl",
-    ),
     "completion": (
         "a `prompt` list of messages with a `completion` (TRL's conversational prompt-completion row: `completion` "
         "the answer's messages)",
@@ -465,6 +465,17 @@ GENAI_PERF_INPUTS_REFUSAL = (
     "a GenAI-Perf inputs.json (`data` [{`payload`: [request body]}], the requests genai-perf wrote for Perf Analyzer)",
     "write the request bodies one per line, e.g. jq -c '.data[].payload[]' FILE > OUT.jsonl; each body's `messages` "
     "and `max_tokens` are then read (as AIPerf raw_payload rows)",
+)
+#: A Vertex AI batch prediction request line (``{"request": GenerateContentRequest}``: ``contents`` of ``{role: user |
+#: model, parts: [{text} | {fileData} ...]}``, ``generationConfig``, ``systemInstruction``; Vertex AI's "Batch
+#: prediction for Cloud Storage" page: each line a request in the Gemini API's format) and what to write instead.
+VERTEX_BATCH_REFUSAL = (
+    "a Vertex AI batch prediction request line (`request`: a Gemini GenerateContentRequest, `contents` of "
+    "{role, parts}; no benchmark client's file reader takes it)",
+    "write each line's request.contents as `messages` (role model -> assistant, the text parts joined) and "
+    "request.generationConfig.maxOutputTokens as max_tokens, e.g. jq -c '{messages: [.request.contents[] | {role: "
+    '(if .role == "model" then "assistant" else .role end), content: ([.parts[].text // empty] | join("\\n"))}], '
+    "max_tokens: .request.generationConfig.maxOutputTokens}' FILE > OUT.jsonl",
 )
 #: What a ``conversations`` list of plain strings is (GAIR/lima: user and assistant alternating, no roles) and the fix.
 LIMA_REFUSAL = (
@@ -1137,3 +1148,132 @@ CENSUS: tuple[Layout, ...] = (
 def layout(key: str) -> Layout:
     """The census row ``key`` (``KeyError`` when there is none)."""
     return next(lay for lay in CENSUS if lay.key == key)
+
+
+@dataclass(frozen=True)
+class FieldUse:
+    """The top-level fields of a row that one layout's reading takes, and those it knowingly leaves (issue 36: a
+    field not understood is a named warning).
+
+    Attributes:
+        reads: the fields read as that layout (beside :data:`EVERY_ROW_READS`).
+        ignores: ``(field, why)``: fields the layout's rows carry that specscope leaves unread on purpose, as the peer
+            tool does; never warned.
+        pattern: names matched as GuideLLM's mapper matches its columns (:data:`GUIDELLM_COLUMN_PATTERN`: any case,
+            a plural, a turn suffix).
+    """
+
+    reads: tuple[str, ...]
+    ignores: tuple[tuple[str, str], ...] = ()
+    pattern: bool = False
+
+
+#: Fields read (or named in a warning of their own) whatever a row's layout: its id, output length, category, system
+#: prefix and tools; arrival times, request-body fields and output-length look-alikes (each warned as such); media
+#: (refused by name).
+EVERY_ROW_READS = (
+    *ROW_ID_FIELDS, *OUTPUT_LENGTH_FIELDS, *SYSTEM_FIELDS, "category", "tools", *TIMING_FIELDS, *UNSENT_FIELDS,
+    *REQUEST_BODY_FIELDS, *OUTPUT_LENGTH_LOOKALIKES, *MEDIA_FIELDS,
+)  # fmt: skip
+_BODY_IGNORES = (
+    ("model", "the model named in the recorded request; specscope asks the server for the run's model"),
+    ("stream", "the recorded streaming switch; specscope streams every request"),
+    ("stream_options", "the recorded streaming options; specscope streams every request"),
+)
+_REFERENCE = ("reference", "the reference answer a judge compares with (FastChat llm_judge); never sent")
+_CHAT_IGNORES = (
+    *_BODY_IGNORES,
+    ("prompt", "the chat's first user turn again (HuggingFaceH4/ultrachat_200k, no_robots): the messages are sent"),
+    ("parallel_tool_calls", "an OpenAI fine-tuning row's switch for recorded tool calls; specscope sends none"),
+)
+_SHAREGPT = FieldUse(
+    SHAREGPT_FIELDS,
+    (
+        ("model", "the model that wrote the recorded answers (chat logs); never sent"),
+        *((f, "a chat log's label or moderation record (lmsys/lmsys-chat-1m, allenai/WildChat); never sent") for f in
+          ("turn", "language", "openai_moderation", "detoxify_moderation", "toxic", "redacted", "state", "country",
+           "hashed_ip", "header")),
+    ),
+)  # fmt: skip
+_SINGLE_TURN = FieldUse(AIPERF_SINGLE_TURN_FIELDS)
+#: The fields each layout a ``--workload`` row is read as takes and knowingly leaves, by census key
+#: (:data:`CENSUS`, the layouts specscope reads; a hub dataset's export by its ``census_hub`` key) and
+#: ``specscope.*`` for specscope's own record shapes (docs/workloads.md "User prompt files";
+#: :func:`specscope.workload.layout_of.fields_layouts`). A row's field that no layout of the row reads or ignores is
+#: named, once per file with its row count and layout, by ``bench`` and its dry run. Text lines have no fields; an
+#: AIPerf ``inputs.json`` payload's and an SGLang agentic trace's records are specscope's own build (their unsent
+#: fields named as ``extra``).
+FIELD_USE: dict[str, FieldUse] = {
+    "vllm.sharegpt": _SHAREGPT,
+    "sglang.sharegpt": _SHAREGPT,
+    "aiperf.sharegpt": _SHAREGPT,
+    "sglang.custom": _SHAREGPT,
+    "vllm.custom": FieldUse(("prompt",)),
+    "vllm.spec_bench": FieldUse(("turns",), (_REFERENCE,)),
+    "vllm.multi_turn": FieldUse(MULTI_TURN_ROW_KEYS),
+    "sglang.autobench": FieldUse(("messages", "prompt", *AUTOBENCH_FIELDS)),
+    "sglang.longbench_v2": FieldUse(
+        (*LONGBENCH_V2_FIELDS, "_id"),
+        (
+            ("answer", "the multiple-choice key; never sent, as SGLang's template leaves it out"),
+            *(
+                (f, "a LongBench-v2 label SGLang's reader does not read")
+                for f in ("domain", "sub_domain", "difficulty", "length")
+            ),
+        ),
+    ),  # fmt: skip
+    "sglang.openai": FieldUse(MESSAGES_FIELDS, _CHAT_IGNORES),
+    "aiperf.raw_payload": FieldUse(MESSAGES_FIELDS, _CHAT_IGNORES),
+    "aiperf.single_turn": _SINGLE_TURN,
+    "aiperf.random_pool": _SINGLE_TURN,
+    "aiperf.multi_turn": FieldUse(("turns", "session_id")),
+    "aiperf.mooncake_trace": FieldUse(
+        ("text_input", "messages", *MOONCAKE_MESSAGES_MARKS, *TRACE_ONLY_FIELDS, "message_mode")
+    ),
+    "aiperf.aa_rwlt": FieldUse(("conversation_id", "conversation_idx", "messages")),
+    "aiperf.sagemaker_data_capture": FieldUse(
+        SAGEMAKER_FIELDS, (("eventVersion", "the capture record's format version; AIPerf's loader does not read it"),)
+    ),
+    "aiperf.hub.mt_bench": FieldUse(("prompt",), (_REFERENCE,)),
+    "guidellm.jsonl": FieldUse(GUIDELLM_MAPPED_COLUMNS, pattern=True),
+    "guidellm.csv": FieldUse(GUIDELLM_MAPPED_COLUMNS, pattern=True),
+    "specscope.tsv": FieldUse(GUIDELLM_MAPPED_COLUMNS, pattern=True),
+    "specscope.messages": FieldUse(MESSAGES_FIELDS, _CHAT_IGNORES),
+    "specscope.arena": FieldUse(
+        (ARENA_FIELDS[0],),
+        (
+            (ARENA_FIELDS[1], "the other side's chat of the same user turns; never sent"),
+            ("turn", "the number of user turns; never a prompt"),
+            *(
+                (f, "the Arena vote's record (who answered, who won, when); never sent")
+                for f in (
+                    "model_a",
+                    "model_b",
+                    "winner",
+                    "judge",
+                    "anony",
+                    "language",
+                    "tstamp",
+                    "openai_moderation",
+                    "toxic_chat_tag",
+                )
+            ),
+        ),
+    ),  # fmt: skip
+    "specscope.mt_bench_101": FieldUse(("history", "task")),
+    "specscope.arena_hard": FieldUse(
+        ("turns",),
+        (("subcategory", "Arena-Hard-Auto's sub-category label; `category` is kept"),),
+    ),
+    "specscope.openai_evals": FieldUse(
+        ("input",), (("ideal", "the reference answer(s) the eval compares with (openai/evals); never sent"),)
+    ),
+    "specscope.alpaca": FieldUse(
+        ("instruction", "input", "context", "history"),
+        (
+            ("output", "the reference answer (Alpaca); never sent"),
+            ("response", "the reference answer (databricks-dolly-15k); never sent"),
+            ("text", "the whole Alpaca template with its answer (tatsu-lab/alpaca); instruction and input are sent"),
+        ),
+    ),
+}

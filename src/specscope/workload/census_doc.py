@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from specscope.workload.census import CENSUS, Layout
+from specscope.workload.census import CENSUS, EVERY_ROW_READS, FIELD_USE, Layout
 from specscope.workload.census_hub import HUB_DATASETS
 from specscope.workload.dataset_defs import DATASETS, DatasetDef
 from specscope.workload.trace import TRACE_LAYOUTS
@@ -27,6 +27,7 @@ __all__ = [
     "census_table",
     "hub_table",
     "userfile_table",
+    "field_use_table",
     "datasets_table",
     "dataset_columns_table",
     "trace_table",
@@ -108,6 +109,31 @@ def userfile_table() -> str:
     return _table(("record", "source", "what is sent", "test"), rows, "src/specscope/workload/userfile_layouts.py")
 
 
+def field_use_table() -> str:
+    """The fields each layout a ``--workload`` row is read as takes and knowingly leaves
+    (:data:`~specscope.workload.census.FIELD_USE`), with the fields every row's reading takes; a row's other fields are
+    named in a warning."""
+    lead = (
+        "Besides these, every layout reads "
+        + ", ".join(f"`{f}`" for f in EVERY_ROW_READS)
+        + " (ids, output lengths, category, system prefix, tools; arrival times, request-body fields and "
+        "output-length look-alikes are named in warnings of their own, media refused). A field of a row that its "
+        "layout neither reads nor ignores is named once per file by `bench` and its dry run, with its row count and "
+        "the layout."
+    )
+    rows = [
+        (
+            f"`{key}`",
+            ", ".join(f"`{f}`" for f in use.reads)
+            + (" (each as GuideLLM's column pattern matches it)" if use.pattern else ""),
+            "; ".join(f"`{f}`: {why}" for f, why in use.ignores) or "—",
+        )
+        for key, use in FIELD_USE.items()
+    ]
+    table = _table(("layout", "fields read", "fields ignored (why)"), rows, "src/specscope/workload/census.py")
+    return f"{table}\n\n{lead}"
+
+
 def _configs(d: DatasetDef) -> str:
     parts = []
     if d.configs:
@@ -155,6 +181,7 @@ def _census() -> str:
 MARKS = {
     MARK: _census,
     "{{userfiles}}": userfile_table,
+    "{{field_use}}": field_use_table,
     "{{datasets}}": datasets_table,
     "{{dataset_columns}}": dataset_columns_table,
     "{{traces}}": trace_table,

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from specscope.workload.census import (
     ARENA_FIELDS,
     AUTOBENCH_FIELDS,
+    FIELD_USE,
     LONGBENCH_V2_FIELDS,
     MESSAGES_FIELDS,
     SAGEMAKER_FIELDS,
@@ -23,16 +24,23 @@ from specscope.workload.census_hub import is_mt_bench_prompts
 from specscope.workload.userfile_fields import first_text_field, guidellm_columns, guidellm_only_columns
 from specscope.workload.userfile_sessions import multi_turn_row_turns, sent_as_recorded
 
-__all__ = ["Shape", "layout_keys", "OWN_LAYOUT"]
+__all__ = ["Shape", "layout_keys", "fields_layouts", "OWN_LAYOUT", "TSV_LAYOUT"]
 
 #: the form of a file, as :func:`specscope.workload.userfile.load_prompt_rows` tells it
-Shape = Literal["text", "csv", "jsonl", "array", "inputs_json", "agentic"]
+Shape = Literal["text", "csv", "tsv", "jsonl", "array", "inputs_json", "agentic"]
 #: what a row of no census layout is (a record shape of specscope's own table)
 OWN_LAYOUT = "a record of docs/workloads.md 'User prompt files' (OpenAI chat messages, Alpaca, text)"
+#: what a row of a ``.tsv`` file is: no peer tool reads one (GuideLLM's ``CSVFileDatasetDeserializer`` takes ``.csv``
+#: only, file.py @03820eba); it was labelled guidellm.csv
+TSV_LAYOUT = (
+    "a .tsv table read by its header, each row by GuideLLM's column names as a guidellm.csv row (no peer tool reads a "
+    ".tsv file: GuideLLM's CSV reader takes .csv only)"
+)
 
 _BY_SHAPE: dict[str, tuple[str, ...]] = {
     "text": ("guidellm.txt", "vllm.sonnet"),
     "csv": ("guidellm.csv",),
+    "tsv": (),
     "inputs_json": ("aiperf.inputs_json",),
     "agentic": ("sglang.agentic_trace",),
 }
@@ -42,7 +50,7 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
     """The census keys of the layouts whose readers read ``record`` (a row of a file of form ``shape``) as specscope
     read it; ``()`` for a row of specscope's own record shapes (:data:`OWN_LAYOUT`)."""
     if shape in _BY_SHAPE:
-        return _BY_SHAPE[shape]
+        return _BY_SHAPE[shape]  # a .tsv row: () (TSV_LAYOUT)
     keys = {k for k, v in record.items() if v is not None}
     if shape == "jsonl" and keys & set(AUTOBENCH_FIELDS) and not keys & {"turns", "texts", "text_input"}:
         return ("sglang.autobench",)  # SGLang autobench's own fields (a `prompt` string or `messages`)
@@ -78,6 +86,8 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
         return ("sglang.longbench_v2",)
     if is_mt_bench_prompts(record):
         return ("aiperf.hub.mt_bench",)  # a hub dataset's export (census_hub), named by its loader
+    if isinstance(record.get("input"), list):
+        return ()  # an OpenAI evals sample's `input` in chat format: specscope's own table (no benchmark client)
     first = first_text_field(guidellm_columns(dict(record))[0])
     if "texts" in keys or first == "text":
         aiperf = ("aiperf.single_turn", "aiperf.random_pool")
@@ -90,3 +100,29 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
     if first == "prompt" and keys <= {"prompt", "output_tokens", "id"}:
         return ("vllm.custom", "guidellm.jsonl")
     return ("guidellm.jsonl",) if first is not None else ()
+
+
+def fields_layouts(shape: Shape, layouts: tuple[str, ...], record: dict[str, Any]) -> tuple[str, ...]:
+    """The keys of :data:`~specscope.workload.census.FIELD_USE` whose fields are those ``record`` is read by: its
+    census ``layouts`` (:func:`layout_keys`; a ``.tsv`` row's: ``specscope.tsv``), or for a record of specscope's own
+    shapes the ``specscope.*`` one;
+    ``()`` when its fields are specscope's own build (an ``inputs.json`` payload, an agentic trace's conversation)
+    or it has no fields (a text line)."""
+    if shape == "tsv":
+        return ("specscope.tsv",)
+    if layouts:
+        return layouts if all(k in FIELD_USE for k in layouts) else ()
+    keys = {k for k, v in record.items() if v is not None}
+    if ARENA_FIELDS[0] in keys and "messages" not in keys:
+        return ("specscope.arena",)
+    if any(k in keys for k in MESSAGES_FIELDS):
+        return ("specscope.messages",)
+    if "turns" in keys:
+        return ("specscope.arena_hard",)
+    if isinstance(record.get("input"), list):
+        return ("specscope.openai_evals",)
+    if first_text_field(guidellm_columns(dict(record))[0]) == "instruction":
+        return ("specscope.alpaca",)
+    if "history" in keys:
+        return ("specscope.mt_bench_101",)
+    return ()

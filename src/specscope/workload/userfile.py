@@ -94,7 +94,7 @@ from specscope.workload.census import (
     UNPROMPTED_DATASET_ROWS,
 )
 from specscope.workload.census_hub import PROBLEM_REFUSAL, is_mt_bench_prompts
-from specscope.workload.layout_of import Shape, layout_keys
+from specscope.workload.layout_of import TSV_LAYOUT, Shape, fields_layouts, layout_keys
 from specscope.workload.prompt import Prompt, file_lines, message_text
 from specscope.workload.userfile_fields import (
     MAX_TOKENS_CAP,
@@ -114,7 +114,7 @@ from specscope.workload.userfile_fields import (
     texts_of,
     timing_fields,
     tools_of,
-    unknown_guidellm_columns,
+    unread_fields,
     unread_length_fields,
     unsent_fields,
     unsent_text_columns,
@@ -314,7 +314,8 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
     if plain:
         refuse_object_file(path, text)  # one object of columns, or one object over several lines
     shape: Shape = (
-        "agentic" if agentic is not None else "inputs_json" if sessions is not None else "csv" if is_csv(path.name)
+        "agentic" if agentic is not None else "inputs_json" if sessions is not None
+        else ("tsv" if path.name.lower().removesuffix(".gz").endswith(".tsv") else "csv") if is_csv(path.name)
         else "array" if items is not None else "jsonl"
     )  # fmt: skip
     record = _tagged(_conversation_rows(record, shape), shape)
@@ -404,21 +405,18 @@ def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[...,
         if prompt is not None:
             prompt.meta["layout"] = layouts = layout_keys(shape, rec)
             guidellm = {"guidellm.jsonl", "guidellm.csv"}
-            aiperf = {"aiperf.single_turn", "aiperf.random_pool"}  # a bare `text` row: either tool's
-            if (
-                isinstance(rec, dict)
-                and layouts
-                and set(layouts) <= guidellm | aiperf | {"vllm.custom"}
-                and (guidellm | aiperf) & {*layouts}
-            ):
-                # a GuideLLM row's columns specscope ignores, and those neither tool reads (an AIPerf SingleTurn row's
-                # too: its base model lets unknown fields through unused): bench names them
-                if guidellm & {*layouts} and (unused := unused_guidellm_columns(rec)):
+            if shape == "tsv":
+                prompt.meta["own_layout"] = TSV_LAYOUT  # what the dry run names (it was labelled guidellm.csv)
+            if isinstance(rec, dict) and (guidellm & {*layouts} or shape == "tsv"):
+                # a GuideLLM row's columns specscope ignores: bench names them, with what GuideLLM does with each
+                if unused := unused_guidellm_columns(rec):
                     prompt.meta["unused_columns"] = unused
-                if guidellm & {*layouts} and (unsent := unsent_text_columns(rec)):
+                if unsent := unsent_text_columns(rec):
                     prompt.meta["unsent_text_columns"] = unsent  # GuideLLM sends the first text column only
-                if unknown := unknown_guidellm_columns(rec, also_aiperf=bool(aiperf & {*layouts})):
-                    prompt.meta["unknown_columns"] = unknown
+            uses = fields_layouts(shape, layouts, rec) if isinstance(rec, dict) else ()
+            if uses and (unread := unread_fields(rec, uses)):  # none: specscope's own build of the record
+                # fields the row's layout does not read (census FIELD_USE): bench names them, once per file
+                prompt.meta["unread_fields"], prompt.meta["unread_layouts"] = unread, uses
         return prompt
 
     return read
@@ -536,6 +534,10 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, Any]],
     _refuse_chat_list(where, record)
     refuse_autobench_prompt(where, record)
     key = first_text_field(record)  # GuideLLM: the first text column in the file's order
+    if key == "input" and isinstance(record["input"], list):
+        # an OpenAI evals sample (openai/evals docs/build-eval.md: `input` in chat format, `ideal` the reference): it
+        # was refused as "input [...] is not a non-empty string"
+        return _chat(where, record["input"], "input", "role", "content", _CHAT_ROLES), ()
     if key is not None and key != "instruction":
         return [{"role": "user", "content": _nonempty(where, key, record[key])}], ()
     if key == "instruction":
@@ -562,15 +564,13 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, Any]],
 
 
 def _refuse_chat_list(where: str, record: dict[str, Any]) -> None:
-    """Refuse by name a row whose text column holds a list of chat messages (:data:`CHAT_LIST_REFUSALS`): an
-    openai/evals sample's ``input``, or TRL's conversational ``prompt`` with a ``completion``."""
+    """Refuse by name a row whose text column holds a list of chat messages (:data:`CHAT_LIST_REFUSALS`): TRL's
+    conversational ``prompt`` with a ``completion``. (An openai/evals ``input`` list is read as its messages.)"""
 
     def chat_list(value: object) -> bool:
         return isinstance(value, list) and bool(value) and all(isinstance(m, dict) and "role" in m for m in value)
 
-    if chat_list(record.get("input")) and first_text_field(record) == "input":
-        what, fix = CHAT_LIST_REFUSALS["input"]
-    elif chat_list(record.get("prompt")) and "completion" in record:
+    if chat_list(record.get("prompt")) and "completion" in record:
         what, fix = CHAT_LIST_REFUSALS["completion"]
     else:
         return

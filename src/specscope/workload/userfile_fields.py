@@ -28,6 +28,8 @@ from specscope.workload.census import (
     DAG_REFUSAL,
     DYNAMO_REFUSAL,
     DYNAMO_TRACE_SCHEMA,
+    EVERY_ROW_READS,
+    FIELD_USE,
     FOREIGN_LAYOUTS,
     GUIDELLM_COLUMN_PATTERN,
     GUIDELLM_MAPPED_COLUMNS,
@@ -46,7 +48,6 @@ from specscope.workload.census import (
     OUTPUT_LENGTH_LOOKALIKES,
     RECORDED_BODY_MARK,
     REQUEST_BODY_FIELDS,
-    ROW_ID_FIELDS,
     SAGEMAKER_FIELDS,
     SGLANG_AGENTIC_REFUSAL,
     SGLANG_TOKEN_TRACE_REFUSAL,
@@ -56,6 +57,8 @@ from specscope.workload.census import (
     TRACE_ONLY_FIELDS,
     UNREAD_DATASET_ROWS,
     UNSENT_FIELDS,
+    VERTEX_BATCH_REFUSAL,
+    FieldUse,
 )
 from specscope.workload.prompt import is_int_in
 
@@ -80,7 +83,7 @@ __all__ = [
     "unread_length_fields",
     "unused_guidellm_columns",
     "unused_column_notes",
-    "unknown_guidellm_columns",
+    "unread_fields",
     "guidellm_only_columns",
     "guidellm_columns",
     "first_text_field",
@@ -264,6 +267,9 @@ def refuse_foreign_layout(where: str, record: object) -> None:
         raise bad_row(
             where, SGLANG_TOKEN_TRACE_REFUSAL[0], "a prompt or messages per row", SGLANG_TOKEN_TRACE_REFUSAL[1]
         )
+    request = record.get("request")
+    if isinstance(request, dict) and "contents" in request:  # a Vertex AI batch prediction line: was "no messages/..."
+        raise bad_row(where, VERTEX_BATCH_REFUSAL[0], "a prompt or messages per row", VERTEX_BATCH_REFUSAL[1])
     chats = record.get("conversations")
     if isinstance(chats, list) and chats and all(isinstance(c, str) for c in chats):  # GAIR/lima
         raise bad_row(where, LIMA_REFUSAL[0], "a prompt or messages per row", LIMA_REFUSAL[1])
@@ -585,23 +591,24 @@ def unused_guidellm_columns(record: dict[str, Any]) -> tuple[str, ...]:
 _GUIDELLM_MAPPED = re.compile(
     GUIDELLM_COLUMN_PATTERN.format(names="|".join(map(re.escape, GUIDELLM_MAPPED_COLUMNS))), re.I
 )
-#: fields specscope reads (or names in a warning of its own) beside GuideLLM's columns
-_SPECSCOPE_READ = frozenset(
-    (*ROW_ID_FIELDS, *OUTPUT_LENGTH_FIELDS, *TIMING_FIELDS, *UNSENT_FIELDS, *REQUEST_BODY_FIELDS,
-     *OUTPUT_LENGTH_LOOKALIKES, "category")
-)  # fmt: skip
 
 
-def unknown_guidellm_columns(record: dict[str, Any], *, also_aiperf: bool = False) -> tuple[str, ...]:
-    """The columns of a GuideLLM row (not null) that no name of GuideLLM's mapper matches
-    (:data:`GUIDELLM_MAPPED_COLUMNS`) and that specscope does not read: read by neither tool, named in a warning by
-    ``bench`` (they were dropped with no word). ``also_aiperf``: the row is AIPerf's ``SingleTurn`` as well (a bare
-    ``text`` row), so that model's own fields (:data:`AIPERF_SINGLE_TURN_FIELDS`) are not named."""
-    skip = AIPERF_SINGLE_TURN_FIELDS if also_aiperf else ()
+def _reads(key: str, use: FieldUse) -> bool:
+    if key in use.reads or any(key == name for name, _ in use.ignores):
+        return True
+    return use.pattern and _GUIDELLM_MAPPED.match(key) is not None
+
+
+def unread_fields(record: dict[str, Any], layouts: Iterable[str]) -> tuple[str, ...]:
+    """The fields of ``record`` (not null, in its key order) that no layout in ``layouts`` (keys of
+    :data:`~specscope.workload.census.FIELD_USE`) reads or knowingly ignores, and that no row's reading takes
+    (:data:`~specscope.workload.census.EVERY_ROW_READS`): read by no reader of the row's layout, named in a warning
+    by ``bench`` (issue 36: they were dropped with no word for every layout but GuideLLM's and AIPerf's)."""
+    uses = [FIELD_USE[k] for k in layouts]
     return tuple(
         k
         for k, v in record.items()
-        if v is not None and k not in _SPECSCOPE_READ and k not in skip and _GUIDELLM_MAPPED.match(k) is None
+        if v is not None and k not in EVERY_ROW_READS and not any(_reads(k, use) for use in uses)
     )
 
 

@@ -125,7 +125,8 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "a CNN/DailyMail row (`article`, `highlights`); a raw ShareGPT export row (`id`, `items`); an "
         "OpenAssistant message row (`message_id`, `parent_id`); an OpenAI Batch API request line (`custom_id`, "
         "`method`, `url`, `body`: a batch runner's input); a Message Batches request line (`custom_id`, `params`: "
-        "the Messages API body); a FastChat model answer row (`question_id`, "
+        "the Messages API body); a Vertex AI batch prediction request line (`request` of `contents`: a Gemini "
+        "request); a FastChat model answer row (`question_id`, "
         "`answer_id`, `model_id`, `choices`: a model's answers, as Spec-Bench, Medusa and EAGLE write them under "
         "`model_answer/`; the fix is the questions' `question.jsonl`); an Arena-Hard-Auto v2 model answer row (`uid`, "
         "`ans_id`, `model`, `messages`); a LIMA row (`conversations` of plain "
@@ -142,7 +143,7 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         '"generate_conversations"`)',
         "public datasets no benchmark client's file reader takes; a generator's settings",
         "refused by name before any field is read, with what to write instead (`prompt`, `conversations`, `messages`)",
-        (_REFUSED + "[cnn_dailymail]",),
+        (_REFUSED + "[cnn_dailymail]", _REFUSED + "[vertex_batch]"),
     ),
     UserLayout(
         'one JSON object of columns `{"prompt": [...], "output_tokens_count": [...]}`',
@@ -156,6 +157,14 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "orient `columns`, `index`, `split`), which the same builder reads as one row, with the "
         '`pandas.read_json(...).to_json(..., orient="records", lines=True)` call to write JSON Lines',
         (_REFUSED + "[columns]",),
+    ),
+    UserLayout(
+        "`input` [{role, content}] (+ `ideal`)",
+        "OpenAI evals samples (openai/evals `docs/build-eval.md`: every template's `input`, in chat format; `ideal` "
+        "the reference answer); no benchmark client reads this layout",
+        "the messages, as a `messages` row (a trailing assistant turn dropped); `ideal` never sent; an `input` "
+        "string is a text column (GuideLLM's `input`)",
+        (_SENT + "[openai evals input]",),
     ),
     UserLayout(
         "`instruction` (+ `input`)",

@@ -214,7 +214,7 @@ def _trajectory(rows: list[Prompt]) -> Prompt:
     meta = {k: v for k, v in first.meta.items() if k != "step"}
     if len(rows) == 1:
         return replace(first, meta=meta)
-    for key in ("timing_fields", "unsent_fields", "unread_length_fields", "unused_columns"):
+    for key in ("timing_fields", "unsent_fields", "unread_length_fields", "unused_columns", "unread_fields"):
         names = [n for p in rows for n in p.meta.get(key, ())]
         if names:
             meta[key] = tuple(dict.fromkeys(names))
@@ -308,7 +308,7 @@ def _join(path: Path, sid: str, rows: list[Prompt]) -> Prompt:
                           "the session)")  # fmt: skip
         lengths += _row_turn_lengths(p)  # each turn sent with its own (AIPerf: Turn.max_tokens per row)
         follow_ups += [message_text(p.messages[-1]), *p.follow_ups]
-        for key in ("timing_fields", "unsent_fields", "unread_length_fields", "unused_columns"):
+        for key in ("timing_fields", "unsent_fields", "unread_length_fields", "unused_columns", "unread_fields"):
             if p.meta.get(key):
                 meta[key] = tuple(dict.fromkeys((*meta.get(key, ()), *p.meta[key])))
     meta.pop("max_tokens", None)
