@@ -15,10 +15,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
+from specscope.records import CellKey, CellResult, ClientFacts, ClockFacts, SpecCounters, StreamRecord
 from specscope.store import create_run
 
 NS = 1_000_000_000
+EPOCH_S = 1_796_205_600.0  # 2026-12-02T10:00:00Z, the run's "created"
 TOKENS = 48
 MODEL_BYTES = 270_898_432  # SmolLM2-135M-Instruct, F16 GGUF (what the embedded engine records as model_bytes)
 #: config -> workload -> (decode tok/s per stream, drafted per step, acceptance rate)
@@ -36,9 +37,15 @@ def _k_speed(k: int) -> dict[str, tuple[float, int, float]]:
     return {w: (max(4.0, 20.0 + 6.0 * k * a - 1.2 * k * k), k, a) for w, a in accept.items()}
 
 
-def _streams(workload: str, n: int, start_ns: int, tok_s: float, jitter: float) -> tuple[StreamRecord, ...]:
-    ttft_ns = round((0.12 if workload != "edit" else 0.9) * n * NS)
+def _streams(
+    workload: str, n: int, start_ns: int, tok_s: float, jitter: float, tokens: int = TOKENS, slow: float = 1.0
+) -> tuple[StreamRecord, ...]:
+    """A cell's ``n`` streams; ``tokens`` per answer at the same time per token as ``TOKENS`` would take (an answer
+    stopped early), with TTFT and every token ``slow`` times as long (a cold engine)."""
+    ttft_ns = round((0.12 if workload != "edit" else 0.9) * n * NS * slow)
     decode_ns = round(TOKENS / (tok_s * jitter) * NS)
+    if (tokens, slow) != (TOKENS, 1.0):
+        decode_ns = round(decode_ns * slow * (tokens - 1) / (TOKENS - 1))
     return tuple(
         StreamRecord(
             f"{workload}-{i:03d}",
@@ -48,12 +55,12 @@ def _streams(workload: str, n: int, start_ns: int, tok_s: float, jitter: float) 
             start_ns + ttft_ns,
             start_ns + ttft_ns + decode_ns,
             start_ns + ttft_ns + decode_ns + 1_000_000,
-            TOKENS,
+            tokens,
             0,
-            TOKENS,
+            tokens,
             900 if workload == "edit" else 60,
             "usage",
-            "length",
+            "length" if tokens == TOKENS else "stop",
             "ok",
             None,
             200,
@@ -62,9 +69,11 @@ def _streams(workload: str, n: int, start_ns: int, tok_s: float, jitter: float) 
     )
 
 
-def _counters(n: int, drafted: int, rate: float, done: float) -> tuple[SpecCounters, SpecCounters]:
-    """llama.cpp's counters before / after a cell (``done``: tokens generated before it)."""
-    generated = float(TOKENS * n)
+def _counters(
+    n: int, drafted: int, rate: float, done: float, tokens: int = TOKENS
+) -> tuple[SpecCounters, SpecCounters]:
+    """llama.cpp's counters before / after a cell (``done``: tokens generated before it; ``tokens`` per stream)."""
+    generated = float(tokens * n)
     if not drafted:
         before = SpecCounters(generation_tokens=done, present=frozenset({"generation"}))
         return before, SpecCounters(generation_tokens=done + generated, present=frozenset({"generation"}))
@@ -108,12 +117,19 @@ def make_quick_run(
     repeats: int = 2,
     stop_after: int | None = None,
     failed: bool = False,
+    tokens: dict[tuple[int, str], int] | None = None,
+    slow: dict[tuple[str, int], float] | None = None,
+    clocked: bool = False,
 ) -> Path:
     """Write the run of the module docstring to ``path`` (a new folder); returns ``path``. ``only``: keep these
     configs of :data:`SPEED` (e.g. ``("base", "base-again")``, a run with nothing speculative); ``repeats``: rounds;
     ``stop_after``: store only the first this many cells, as a bench stopped there leaves its run (``finished``
     false, ``cells_total`` the plan's); ``failed``: every stream failed (http 503, no tokens), as a server that
-    answers nothing; the run is then unfinished too (a failed cell leaves a bench run unfinished)."""
+    answers nothing; the run is then unfinished too (a failed cell leaves a bench run unfinished); ``tokens``:
+    (round, workload) -> output tokens of every config's answers there (the model stopped early, at the same time per
+    token); ``slow``: (config, round) -> how many times longer that config's TTFT and time per token are in that round
+    (a cold engine); ``clocked``: each cell carries its wall-clock instants (from 2026-12-02 10:00 UTC on, as bench
+    records them), so that the cells pair by time and a server's first cells can be named cold starts."""
     speed = {c: v for c, v in SPEED.items() if not only or c in only}
     if k_sweep:
         speed |= {f"draft-k{k}": _k_speed(k) for k in (1, 2, 3, 4, 6)}
@@ -148,16 +164,19 @@ def make_quick_run(
                 for i, c in enumerate(speed if (r + n) % 2 else reversed(list(speed))):
                     tok_s, drafted, rate = speed[c][w]
                     jitter = 1.0 + 0.01 * ((3 * i + 5 * r + 7 * n) % 5 - 2)
-                    streams = _streams(w, n, t, tok_s, jitter)
+                    answer = (tokens or {}).get((r, w), TOKENS)
+                    streams = _streams(w, n, t, tok_s, jitter, answer, (slow or {}).get((c, r), 1.0))
                     if failed:
                         streams = tuple(_failed(s) for s in streams)
                     if stop_after is not None and stored >= stop_after:
                         continue
                     stored += 1
-                    before, after = _counters(n, drafted, rate, done[c])
-                    done[c] += TOKENS * n
+                    before, after = _counters(n, drafted, rate, done[c], answer)
+                    done[c] += answer * n
                     end = max(s.end_ns for s in streams)
-                    run.save_cell(CellResult(CellKey(c, w, n, r), streams, t, end, before, after))
+                    clock = ClockFacts(EPOCH_S + t / NS, EPOCH_S + end / NS) if clocked else None
+                    result = CellResult(CellKey(c, w, n, r), streams, t, end, before, after, ClientFacts(clock=clock))
+                    run.save_cell(result)
                     t = end + 5 * NS
     for c in speed:
         run.save_server_facts(c, {"kind": "embedded", "model": "SmolLM2-135M-Instruct", "model_bytes": MODEL_BYTES})

@@ -57,7 +57,7 @@ def test_every_key_is_the_documented_one(tmp_path):
     assert all(set(lv) == pick for lv in [*doc["choices"]["levels"], doc["choices"]["overall"]])
     assert set(adv["choices"]["level_mix"]) == level_mix
     assert set(adv) == advice | {"schema", "title", "headline", "alarms", "sections"}
-    assert doc["schema"] == "specscope.report/3" and doc["judgement_schema"] == 3
+    assert doc["schema"] == "specscope.report/3" and doc["judgement_schema"] == 4
     assert adv["judged_alarms"] == doc["judged_alarms"]
     assert all(set(a) == judged_alarm for a in doc["judged_alarms"])
 

@@ -108,5 +108,5 @@ def test_the_judgement_in_json_has_numbers():
     doc = json.loads(json_document(Document("t", [Section("s", "s")], j.to_dict())))
     (c,) = doc["comparisons"]
     assert isinstance(c["low"], float) and isinstance(c["high"], float) and c["verdict"] == "faster"
-    assert c["method"] == "t_log_ratio" and c["reasons"] == [] and doc["judgement_schema"] == 3
+    assert c["method"] == "t_log_ratio" and c["reasons"] == [] and doc["judgement_schema"] == 4
     assert doc["choices"]["levels"][0]["config"] == "mtp"

@@ -5,15 +5,11 @@ from __future__ import annotations
 import math
 
 import pytest
-from cellmaker import cell
+from cellmaker import cell, timed
 
 from specscope.stats.judgement import judge
 from specscope.stats.noise import aa_floor, cold_starts, drift_check
 from specscope.stats.pairing import pair_by_time
-
-
-def timed(config, repeat, tok_s, t0_s, workload="prose", n=1):
-    return cell(config, workload, n, repeat, tok_s, started_at_s=t0_s, ended_at_s=t0_s + 10.0)
 
 
 def test_cells_pair_with_the_baseline_cell_nearest_in_time_not_the_same_repeat():

@@ -6,13 +6,13 @@ against ngram's mean that still held its cold first cell)."""
 from __future__ import annotations
 
 import pytest
-from cellmaker import cell
+from cellmaker import timed
 
 from specscope.stats.judgement import judge
 
 
 def _timed(config: str, repeat: int, tok_s: float, at_s: float):
-    return cell(config, "code", 1, repeat, tok_s, started_at_s=at_s, ended_at_s=at_s + 10.0)
+    return timed(config, repeat, tok_s, at_s, "code")
 
 
 def test_a_cold_start_is_out_of_the_unjudged_rate_as_out_of_the_pairing():

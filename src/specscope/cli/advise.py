@@ -85,9 +85,12 @@ def advise_cmd(
     from specscope.stats.verdict import min_effect_of
     from specscope.store import open_run
     from specscope.store.manifest import manifest_record
+    from specscope.store.run import parent_of_runs_error
     from specscope.values import parse_int_list
 
     fmt, out = report_target(format, output, REPORT_FORMATS, reads=(run, from_csv))
+    if run is not None and (parent := parent_of_runs_error(run, lambda r: f"specscope advise {shell_word(r)}")):
+        raise parent  # bench's --out folder given for the run inside it: name that run
     targets = _slo(slo)
     cells, facts, stored, read_notes = level_mix_input(run, from_csv, open_run)
     manifest = manifest_record(stored)  # a CSV has none: no field set

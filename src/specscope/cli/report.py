@@ -169,6 +169,11 @@ def register(app: typer.Typer) -> None:
         from specscope.report.build import Judging
         from specscope.stats.choices import Traffic
         from specscope.stats.mix import parse_mix
+        from specscope.store.run import parent_of_runs_error
+
+        for r in runs:  # bench's --out folder given for the run inside it: name that run
+            if (parent := parent_of_runs_error(r, lambda run: f"specscope report {shell_word(run)}")) is not None:
+                raise parent
 
         shares = (
             parse_mix(mix, _run_workloads(runs[0]), f"specscope report {shell_word(runs[0])}")

@@ -52,7 +52,7 @@ from specscope.stats.verdict import DEFAULT_MIN_EFFECT, MIN_VERDICT_ROUNDS, Comp
 
 __all__ = ["JUDGEMENT_SCHEMA", "Judgement", "judge", "speculative_configs"]
 
-JUDGEMENT_SCHEMA = 3  # version of Judgement.to_dict's shape (docs/report-json.md)
+JUDGEMENT_SCHEMA = 4  # version of Judgement.to_dict's shape (docs/report-json.md)
 
 
 @dataclass(frozen=True)
@@ -129,6 +129,7 @@ class Judgement:
                     "tok_s": c.tok_s,
                     "later_tok_s": c.later_tok_s,
                     "drop": c.drop,
+                    "metric": c.metric,
                 }
                 for c in self.cold_starts
             ],

@@ -2,17 +2,31 @@
 
 * **Cold start.** A server's first cells can run slower than the same cells later (a cold engine: weights paged
   in, caches cold; the load was 0.65). On a fresh clone ``make bench`` measured the baseline's first two cells at
-  22.6 and 21.2 tok/s and the same workload x N later at 33-34 tok/s. A cell among a server's first
-  :data:`WARMUP_CELLS` cells (in time) whose tok/s is more than :data:`COLD_DROP` below every one of the same
-  config's later cells of its workload x N is a **cold start** (below each, not their median: a config whose prompts
-  alternate between a fast and a slow one is not cold on its first slow one) (:func:`cold_starts`): it is
-  named, and left out of the comparisons and of the drift (it is not what the server does once warm).
-  "tok/s" here and below is the cell's speed figure for its load (:func:`specscope.stats.groups.speed_value`):
-  aggregate output tok/s under a closed loop, decode tok/s (1 / TPOT p50) under an open loop, where the output tok/s
-  is the offered rate (a Poisson schedule's next round offers a different load: not a cold engine, not drift).
+  22.6 and 21.2 tok/s and the same workload x N later at 33-34 tok/s. What a cold engine changes is the time of its
+  forward passes: the first token (prefill) and each token after it (decode), not how many tokens a round's prompts
+  ask for or get. So the rule reads each cell's per-request timing, TTFT p50 and TPOT p50, and prices it at the
+  first cell's own token counts (:func:`cold_starts`): for a cell ``c`` among a server's first :data:`WARMUP_CELLS`
+  cells (in time), with ``P`` its mean prompt tokens and ``T`` its output tokens per ok stream, each cell ``d`` of
+  the same config, workload x N (``c`` itself, and each later one) would serve such a request in
+  ``t_d = TTFT_d x P / P_d + (T - 1) x TPOT_d`` seconds (the time to first token scaled by prompt length, ``P_d``
+  being ``d``'s mean prompt tokens; unscaled where either is unknown), a rate of ``T / t_d`` tok/s per request.
+  ``c`` is a **cold start** when its own rate is more than :data:`COLD_DROP` below every later cell's (below each,
+  not their median: a config whose prompts alternate between a fast and a slow one is not cold on its first slow
+  one): it is named, and left out of the comparisons and of the drift (it is not what the server does once warm).
+  Why not the cell's tok/s: the rounds take different prompts (:func:`specscope.workload.schedule.schedule`), and a
+  round whose prompt the model answers in 26 tokens instead of 128 (SmolLM2 at EOS) has a lower tok/s at the same
+  per-token times, because its TTFT weighs more: the 03:03 run of benchmarks/RESULTS.md (``repeat`` at 128 tokens)
+  left every server's round 0 of ``repeat`` out on it, the baseline's at 26.9 tok/s against 51.1-52.4 later, at TTFT
+  583 ms and TPOT 14.7 ms against 530-560 ms and 15.1-15.4 ms later (repeat-052 stopped after 26 tokens). A cell
+  without TTFT or TPOT is not judged (nothing says it was cold). Under an open loop the TTFT holds the queueing a
+  Poisson schedule offers, a different load each round (not a cold engine), so the rate read there is decode tok/s
+  (1 / TPOT p50, :func:`specscope.stats.groups.speed_value`), which no answer length changes either.
 * **Drift.** The baseline's ok cells of each workload x N after warm-up, in time order, early half against late
   half: ``drift = mean(late) / mean(early) - 1`` (of the speed figure, signed), the figure the report prints; and the
-  trend ``slope`` of log tok/s over time (least squares, fraction per second). The A/A control ``BASELINE-again``
+  trend ``slope`` of log tok/s over time (least squares, fraction per second). "tok/s" here and below is the cell's
+  speed figure for its load (:func:`specscope.stats.groups.speed_value`): aggregate output tok/s under a closed loop,
+  decode tok/s (1 / TPOT p50) under an open loop, where the output tok/s is the offered rate (a Poisson schedule's
+  next round offers a different load: not drift). The A/A control ``BASELINE-again``
   and the sentinel cells ``BASELINE~sentinel`` are further baseline measurements on their own schedule: their drift,
   computed the same way, **confirms** the baseline's when it has the same sign and at least half its size. A drift
   they do not show is the baseline server's own (a warm-up the cold-start rule did not catch, one outlier) and is
@@ -49,6 +63,7 @@ from specscope.stats.summary import CellSummary
 __all__ = [
     "WARMUP_CELLS",
     "COLD_DROP",
+    "COLD_METRIC_WORDS",
     "ColdStart",
     "GroupDrift",
     "DriftCheck",
@@ -60,15 +75,22 @@ __all__ = [
 
 WARMUP_CELLS = 2  # a server's first cells (in time) that may be a cold start
 COLD_DROP = 0.15  # fraction below each of the later cells that makes one of a server's first cells a cold start
+#: how a cold-start note names the rate it was read on (module docstring)
+COLD_METRIC_WORDS = {
+    "request_tok_s": "tok/s per request (TTFT + (tokens - 1) x TPOT, the later cells' at its prompt and answer "
+    "lengths)",
+    "decode_tok_s": METRIC_WORDS["decode_tok_s"],
+}
 
 Group = tuple[str, int]
 
 
 @dataclass(frozen=True)
 class ColdStart:
-    """A cell left out as a cold start: its speed figure ``tok_s``, the median of its group's later cells
-    (tokens/s) and the drop (fraction); ``metric``: which figure (:data:`specscope.stats.groups.METRIC_WORDS`);
-    ``place``: the workload and level as the run names them (``prose 4 req/s``; "" : ``workload N=level``)."""
+    """A cell left out as a cold start: its rate ``tok_s``, the median of its group's later cells' at its own token
+    counts (tokens/s) and the drop (fraction); ``metric``: which rate (:data:`COLD_METRIC_WORDS`: ``request_tok_s``
+    under a closed loop, ``decode_tok_s`` under an open one); ``place``: the workload and level as the run names them
+    (``prose 4 req/s``; "" : ``workload N=level``)."""
 
     config: str
     workload: str
@@ -76,7 +98,7 @@ class ColdStart:
     repeat: int
     tok_s: float
     later_tok_s: float
-    metric: str = "output_tok_s"
+    metric: str = "request_tok_s"
     place: str = ""
 
     @property
@@ -90,7 +112,7 @@ class ColdStart:
     @property
     def text(self) -> str:
         place = self.place or f"{self.workload} N={self.level}"
-        figure = "tok/s" if self.metric == "output_tok_s" else METRIC_WORDS.get(self.metric, self.metric)
+        figure = COLD_METRIC_WORDS.get(self.metric, self.metric)
         return (
             f"{self.config} {place} round {self.repeat}: {self.tok_s:.1f} {figure} against "
             f"{self.later_tok_s:.1f} in the same cells later ({self.drop * 100:.0f} % slower), among the server's "
@@ -106,6 +128,29 @@ def _timed_ok(cells: Sequence[CellSummary]) -> list[CellSummary]:
     )
 
 
+def _request_rate(d: CellSummary, prompt_tokens: float | None, out_tokens: float) -> float | None:
+    """``T / t_d`` of the module docstring: tok/s per request that cell ``d``'s TTFT p50 and TPOT p50 give a request of
+    ``prompt_tokens`` in and ``out_tokens`` out; None without either timing (or a non-positive time)."""
+    if d.ttft_p50_s is None or d.tpot_p50_s is None:
+        return None
+    scale = prompt_tokens / d.prompt_tokens_mean if prompt_tokens and d.prompt_tokens_mean else 1.0
+    t = d.ttft_p50_s * scale + (out_tokens - 1.0) * d.tpot_p50_s
+    return out_tokens / t if t > 0 else None
+
+
+def _cold_rates(c: CellSummary, later: Sequence[CellSummary]) -> tuple[float, list[float], str] | None:
+    """A first cell's rate, its later cells' at its own token counts, and which rate (:data:`COLD_METRIC_WORDS`), per
+    the module docstring; None when a figure it needs is absent."""
+    if speed_metric([c]) == "decode_tok_s":  # an open loop: decode tok/s, 1 / TPOT p50
+        v, ref = speed_value(c), [speed_value(d) for d in later]
+        return None if v is None or None in ref else (v, [r or 0.0 for r in ref], "decode_tok_s")
+    if not c.streams_ok:
+        return None
+    out = c.rated_output_tokens / c.streams_ok
+    v, ref = _request_rate(c, c.prompt_tokens_mean, out), [_request_rate(d, c.prompt_tokens_mean, out) for d in later]
+    return None if v is None or None in ref else (v, [r or 0.0 for r in ref], "request_tok_s")
+
+
 def cold_starts(cells: Sequence[CellSummary]) -> tuple[ColdStart, ...]:
     """The cold-start cells of every server (module docstring); none for a run without cell instants."""
     out = []
@@ -114,16 +159,13 @@ def cold_starts(cells: Sequence[CellSummary]) -> tuple[ColdStart, ...]:
         by_config.setdefault(c.config, []).append(c)
     for mine in by_config.values():
         for i, c in enumerate(mine[:WARMUP_CELLS]):
-            later = [
-                speed_value(d) or 0.0
-                for d in mine[i + 1 :]
-                if (d.workload, d.concurrency) == (c.workload, c.concurrency)
-            ]
-            if not later:
+            later = [d for d in mine[i + 1 :] if (d.workload, d.concurrency) == (c.workload, c.concurrency)]
+            rates = _cold_rates(c, later) if later else None
+            if rates is None:
                 continue
-            ref, v = median(later), speed_value(c) or 0.0
-            if v < min(later) * (1.0 - COLD_DROP):
-                out.append(ColdStart(c.config, c.workload, c.concurrency, c.repeat, v, ref, speed_metric([c])))
+            v, ref, metric = rates
+            if v < min(ref) * (1.0 - COLD_DROP):
+                out.append(ColdStart(c.config, c.workload, c.concurrency, c.repeat, v, median(ref), metric))
     return tuple(out)
 
 

@@ -30,6 +30,7 @@ import shutil
 import sqlite3
 import stat
 import time
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -63,7 +64,9 @@ __all__ = [
     "Run",
     "create_run",
     "open_run",
+    "parent_of_runs_error",
     "refuse_non_folder",
+    "runs_inside",
     "write_json_atomic",
 ]
 
@@ -488,6 +491,41 @@ def _not_empty(path: Path) -> StoreError:
     )
 
 
+def runs_inside(path: Path) -> list[Path]:
+    """The run folders directly inside ``path``, by name: its sub-folders that hold a ``manifest.json`` (bench makes
+    each run, ``run-YYYYmmdd-HHMMSS``, inside its ``--out`` folder); none where ``path`` cannot be listed."""
+    try:
+        subs = [p for p in path.iterdir() if p.is_dir() and (p / MANIFEST_NAME).is_file()]
+    except OSError:
+        return []
+    return sorted(subs, key=lambda p: p.name)
+
+
+def parent_of_runs_error(path: Path, command: Callable[[Path], str] | None = None) -> StoreError | None:
+    """The refusal of ``path`` when it is no run but holds runs (bench's ``--out`` folder, given for the run made
+    inside it): found (no manifest, the run folders inside), expected (a run folder), fix (``command(run)``, the
+    command line again on each of them, its path quoted as a shell word; without ``command``, the folders to pass).
+    None when ``path`` has a manifest or holds no run folder."""
+    if (path / MANIFEST_NAME).exists():
+        return None
+    inside = runs_inside(path)
+    if not inside:
+        return None
+    shown = [shell_word(p) for p in inside[:5]] + ([f"and {len(inside) - 5} more"] if len(inside) > 5 else [])
+    if command is None:
+        fix = f"pass the run folder itself: {', '.join(shown)}"
+    else:
+        fix = " or ".join(f"`{command(p)}`" for p in inside[:5])
+        fix = f"name the run folder: {fix}" + (f" ({shown[-1]})" if len(inside) > 5 else "")
+    return StoreError(
+        f"{path} is not a run folder: it holds {len(inside)} run folder(s)",
+        found=f"no {MANIFEST_NAME} in {path}; the run folder(s) inside: {', '.join(p.name for p in inside[:5])}"
+        + (f" and {len(inside) - 5} more" if len(inside) > 5 else ""),
+        expected=f"a run folder ({MANIFEST_NAME} and {DB_NAME}), as bench makes inside its --out folder",
+        fix=fix,
+    )
+
+
 #: the files sqlite keeps beside the database (write-ahead log, its index, the rollback journal).
 _SIDE_FILES = tuple(f"{DB_NAME}{suffix}" for suffix in ("-wal", "-shm", "-journal"))
 
@@ -517,6 +555,8 @@ def open_run(path: Path | str, *, writable: bool = False) -> Run:
             expected=f"a bench run folder ({MANIFEST_NAME} and {DB_NAME})",
             fix=f"pass a folder from `specscope bench`; a gate run is read by `specscope report {shell_word(path)}`",
         )
+    if missing and (parent := parent_of_runs_error(path)) is not None:
+        raise parent
     if missing:
         odd = [n for n in missing if os.path.lexists(path / n)]  # a FIFO, device, socket, folder or dangling link
         raise StoreError(
