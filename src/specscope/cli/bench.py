@@ -133,6 +133,11 @@ def _dry_run(setup: Any, given: dict[str, Any]) -> None:
             expected="-f text or -f json",
             fix="drop -f, or pass -f json",
         )
+    from specscope.bench.plan import check_names
+
+    # the names the run refuses before it starts, refused here too (a config the engine cannot run at its k)
+    servers, engine = dict(setup.plan.servers) or None, "vllm" if setup.plan.kind == "vllm" else "embedded"
+    check_names(setup.options, servers, "external" if servers else engine, setup.plan.recipes)
     doc = dry_run(setup.options, (setup.controls.client or ClientSettings()).endpoint)  # the run's own endpoint
     emit_doc(fmt, output, given.get("width"), doc, dry_run_text(doc))
 
