@@ -79,23 +79,23 @@ def check_names(options: BenchOptions, servers: dict[str, str] | None, engine: s
             f"unknown config {unknown_c[0]!r}", found=unknown_c, expected=f"one of {', '.join(known)}{drafts}", fix=fix
         )
     if not servers:  # each config as its server would start it: a -kK its base cannot run is refused here, before
-        _resolve_all(options, engine, recipes)  # the run folder is made (it was refused at that server's start)
+        _resolve_all(options, engine == "embedded", recipes)  # the run folder is made (refused at its server's start)
 
 
-def _resolve_all(options: BenchOptions, engine: str, recipes: Path | None) -> None:
+def _resolve_all(options: BenchOptions, embedded: bool, recipes: Path | None) -> None:
     """Resolve every config of ``options`` as its launched server would (the embedded engine's config, the
     recipe), so a name the engine refuses (``synth-k2``: synth has 3 synthetic rates) is refused before a run.
 
     Raises:
         ConfigError: the engine's or the recipe book's refusal.
     """
-    if engine == "vllm":
-        from specscope.launch.recipes import load_recipes
-
-        resolve: Callable[[str], object] = load_recipes(recipes).get
-    else:
+    if embedded:
         from specscope.engine import get_config
 
-        resolve = get_config
+        resolve: Callable[[str], object] = get_config
+    else:  # launched recipes
+        from specscope.launch.recipes import load_recipes
+
+        resolve = load_recipes(recipes).get
     for name in dict.fromkeys(server_config(c) for c in options.run_configs()):
         resolve(name)
