@@ -60,7 +60,7 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "bench/plan.py": (3, 0, LAUNCH),
     "bench/runner.py": (1, 0, LAUNCH),
     "bench/machine.py": (1, 0, LAUNCH),
-    "cli/bench.py": (4, 0, LAUNCH),
+    "cli/bench.py": (3, 0, LAUNCH),
     "cli/options.py": (4, 0, LAUNCH),
     "cli/vocab.py": (1, 0, LAUNCH),
     "engine/server.py": (6, 0, LAUNCH),

@@ -32,6 +32,7 @@ __all__ = [
     "BYTE_UNITS",
     "apply_only",
     "ascii_number",
+    "stray_character",
     "empty_path_error",
     "check_name",
     "check_api_key",
@@ -74,6 +75,8 @@ DURATION_UNITS_S: dict[str, float] = {
     "h": 3600.0,
     "d": 86400.0,
 }
+#: a whole number's text: ASCII digits (at most 100: past that no count or level is meant), an optional leading -
+_WHOLE = re.compile(r"-?[0-9]{1,100}")
 _NUMBER = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:e[+-]?[0-9]+)?"
 _DURATION_PART = re.compile(rf"({_NUMBER})\s*(ns|us|µs|ms|min|s|m|h|d)", re.IGNORECASE)
 _DURATION = re.compile(rf"(?:\s*{_NUMBER}\s*(?:ns|us|µs|ms|min|s|m|h|d)\s*)+", re.IGNORECASE)
@@ -216,7 +219,8 @@ def parse_rate_per_s(text: str | float | int, what: str = "a rate") -> float:
         if positive:  # read, but out of bounds
             message = f"{what} takes a rate from {MIN_RATE_PER_S:g} to {MAX_RATE_PER_S:,.0f} per second"
             raise ConfigError.out_of_bounds(what, message, found=text, expected=expected, fix=fix)
-        raise ConfigError(f"{what} takes a positive rate", found=text, expected=expected, fix=fix)
+        found = stray_character(text, _NUMBER_CHARS | set("/sS ")) if isinstance(text, str) else text
+        raise ConfigError(f"{what} takes a positive rate", found=found, expected=expected, fix=fix)
     return value
 
 
@@ -258,9 +262,25 @@ def ascii_number(value: object) -> str:
     typer checks refuse them: every number a command reads goes through this first, so one spelling is one value.
     """
     text = str(value)
-    if not text.isascii():
+    if not text.isascii() or "_" in text:  # int("1_0") == 10: a digit separator is no part of a typed number
         raise ValueError(text)
     return text
+
+
+#: the characters a number's text may hold: digits, sign, point, exponent (``_`` too is refused: ``int("1_0")`` is 10)
+_NUMBER_CHARS = frozenset("0123456789+-.eE")
+
+
+def stray_character(text: object, allowed: Iterable[str] = _NUMBER_CHARS) -> str:
+    """What is wrong in a number's text, for an error's ``found``: ``"3²"`` -> ``"3² (the character '²', U+00B2, is
+    not a digit 0-9)"``; ``text`` unchanged when every character is ``allowed`` (the number is wrong, not a
+    character), or when ``text`` is not text (a run file's list or float: its type is named)."""
+    if not isinstance(text, str):
+        return f"{text!r} ({type(text).__name__})"
+    stray = next((c for c in text if c not in allowed), None)
+    if stray is None:
+        return text
+    return f"{text} (the character {stray!r}, U+{ord(stray):04X}, is not a digit 0-9)"
 
 
 def _items(value: str | Iterable[object], what: str, example: str) -> list[object]:
@@ -274,23 +294,37 @@ def _items(value: str | Iterable[object], what: str, example: str) -> list[objec
 
 
 def parse_int_list(
-    value: str | Iterable[object], what: str, example: str = "1,2,4", *, distinct: bool = False
+    value: str | Iterable[object],
+    what: str,
+    example: str = "1,2,4",
+    *,
+    distinct: bool = False,
+    bounds: tuple[int, int] | None = None,
 ) -> tuple[int, ...]:
     """``"1,2,4"`` (or ``[1, 2, 4]``) -> (1, 2, 4); ``distinct``: a number given twice is refused (concurrency
-    levels, as :func:`parse_rate_list` refuses a rate given twice).
+    levels, as :func:`parse_rate_list` refuses a rate given twice). Each item is ASCII digits, a leading ``-``
+    allowed (``3²``, ``٣``, ``1_0``, ``+3`` and ``1.5`` are refused, naming the character). ``bounds`` (lowest,
+    highest): the range the option takes, named in the error (the caller checks it, in its own words).
 
     Raises:
-        ConfigError: an empty item or one that is not a whole number; with ``distinct``, a repeat.
+        ConfigError: an empty item or one that is not a whole number (found: the item and its stray character);
+            with ``distinct``, a repeat.
     """
     items = _items(value, what, example)
-    try:
-        if any(isinstance(x, bool | float) for x in items):
-            raise ValueError
-        numbers = tuple(int(ascii_number(x)) for x in items)
-    except ValueError:
-        raise ConfigError(
-            f"{what} takes comma-separated whole numbers", found=value, expected=f"e.g. {example}", fix="give integers"
-        ) from None
+    numbers: list[int] = []
+    for x in items:
+        if isinstance(x, int) and not isinstance(x, bool):
+            numbers.append(x)
+        elif isinstance(x, str) and _WHOLE.fullmatch(x.strip()):
+            numbers.append(int(x))
+        else:
+            span = f" {bounds[0]}..{bounds[1]}" if bounds else ""
+            raise ConfigError(
+                f"{what} takes comma-separated whole numbers",
+                found=stray_character(value, "0123456789-, ") if isinstance(value, str) else stray_character(x),
+                expected=f"comma-separated whole numbers{span} in digits 0-9, e.g. {example}",
+                fix=f"write each number in digits 0-9: {what} {example}",
+            )
     if distinct and len(set(numbers)) != len(numbers):
         raise ConfigError(
             f"{what} gives a value twice",
@@ -298,7 +332,7 @@ def parse_int_list(
             expected=f"distinct values, e.g. {example}",
             fix="drop the repeat",
         )
-    return numbers
+    return tuple(numbers)
 
 
 def parse_float_list(value: str | Iterable[object], what: str, example: str = "0,0.6,1.0") -> tuple[float, ...]:
@@ -314,7 +348,10 @@ def parse_float_list(value: str | Iterable[object], what: str, example: str = "0
         return tuple(float(ascii_number(x)) for x in items)
     except ValueError:
         raise ConfigError(
-            f"{what} takes comma-separated numbers", found=value, expected=f"e.g. {example}", fix="give numbers"
+            f"{what} takes comma-separated numbers",
+            found=stray_character(value, _NUMBER_CHARS | {",", " "}) if isinstance(value, str) else value,
+            expected=f"comma-separated numbers in digits 0-9, e.g. {example}",
+            fix=f"write each number in digits 0-9: {what} {example}",
         ) from None
 
 

@@ -16,12 +16,12 @@ SERVER = ["--server", "x=http://127.0.0.1:9"]  # nothing answers: a value read p
 @pytest.mark.parametrize(
     ("flag", "value", "line"),
     [
-        ("--max-tokens", "٣", "error: --max-tokens takes a whole number; found: ٣; expected: a whole number;"),
-        ("--seed", "٣", "error: --seed takes a whole number; found: ٣; expected: a whole number;"),
-        ("--repeats", "٣", "error: --repeats takes a whole number; found: ٣; expected: a whole number;"),
-        ("--max-concurrency", "١,٢", "error: --max-concurrency takes comma-separated whole numbers; found: ١,٢;"),
-        ("--temperature", "٠.٥", "error: --temperature takes a number; found: ٠.٥; expected: a number;"),
-        ("--temperatures", "٠.٥", "error: --temperatures takes comma-separated numbers; found: ٠.٥;"),
+        ("--max-tokens", "٣", "error: --max-tokens takes a whole number; found: ٣ (the character"),
+        ("--seed", "٣", "error: --seed takes a whole number; found: ٣ (the character"),
+        ("--repeats", "٣", "error: --repeats takes a whole number; found: ٣ (the character"),
+        ("--max-concurrency", "١,٢", "error: --max-concurrency takes comma-separated whole numbers; found: ١,٢ (the"),
+        ("--temperature", "٠.٥", "error: --temperature takes a number; found: ٠.٥ (the character"),
+        ("--temperatures", "٠.٥", "error: --temperatures takes comma-separated numbers; found: ٠.٥ (the"),
     ],
 )
 def test_bench_refuses_other_scripts_digits(flag, value, line, capsys, monkeypatch, tmp_path):

@@ -294,3 +294,21 @@ def test_running_usage_that_counts_each_chunk_alone_is_no_contradiction():
         capture(ev(_with_usage("ab", 2)), ev(_with_usage("c", 1)), ev(delta(finish="stop")), ev(final), ev(b"[DONE]"))
     )
     assert (r.status, r.reason, r.output_tokens) == ("ok", None, 3)
+
+
+# Issue 37: a usage count past the records' 64-bit bound (2**63, 1e30) is no count, not a stream past its budget:
+# it was named RUNAWAY(more than 66 tokens for max_tokens 2) and the stream failed. Now it is absent, the stream is
+# degraded and the reason names the field and the value found.
+def test_a_usage_past_the_records_bound_is_a_bad_count_not_runaway():
+    for completion, prompt, field, found in (
+        (2**63, 3, "completion_tokens", 2**63),
+        (10**30, 3, "completion_tokens", 10**30),
+        (2, 2**63, "prompt_tokens", 2**63),
+    ):
+        r = parse_capture(
+            capture(ev(delta("a")), ev(delta("b")), ev(delta(finish="stop")), ev(_zero_usage(completion, prompt)),
+                    ev(b"[DONE]"))
+        )  # fmt: skip
+        assert r.status == "degraded", r.reason
+        assert r.reason == f"BAD_EVENT(1 events; first: usage.{field} {found} is no count (0 to below 2**63))"
+        assert getattr(r, "output_tokens" if field == "completion_tokens" else "prompt_tokens") is None

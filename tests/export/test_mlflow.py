@@ -170,7 +170,7 @@ def test_a_tracking_uri_mlflow_cannot_use_is_refused(uri, found, tmp_path, capsy
     assert code == 2
     assert "error: --tracking-uri is no tracking URI MLflow can use; found: " in err
     assert found in err
-    assert "expected: http(s)://HOST:PORT of an MLflow server, a file: URI or a database URI" in err
+    assert "expected: http(s)://HOST:PORT of an MLflow server or a folder as a file: URI (file:///ABS/PATH)" in err
 
 
 def test_a_bare_folder_as_tracking_uri_is_told_its_file_uri_and_that_runs(tmp_path, capsys, monkeypatch):
@@ -233,3 +233,33 @@ def test_a_file_uri_of_no_folder_is_refused_by_name(store, tmp_path, capsys, mon
     fix = f"fix: pass --tracking-uri of a folder you can write, e.g. --tracking-uri {(tmp_path / 'mlruns').as_uri()}"
     assert fix in err, err
     assert (tmp_path / "a-file").read_text() == "x"
+
+
+def test_a_database_uri_is_refused_by_name_and_never_offered(tmp_path, capsys, monkeypatch):
+    """Issue 37: `--tracking-uri sqlite:////tmp/x.db` was refused by MLflow's model registry (the `mlflow` extra is
+    mlflow-skinny: no SQLAlchemy, no database store) while the refusal's own expected offered "a database URI
+    (sqlite:///mlflow.db)" and the help "sqlite:///FILE". Now the refusal says MLflow has no database store here and
+    points to a file: URI; neither it nor the help offers sqlite."""
+    pytest.importorskip("mlflow")
+    try:
+        import sqlalchemy  # noqa: F401
+
+        pytest.skip("a full MLflow with SQLAlchemy may take a database URI")
+    except ImportError:
+        pass
+    run = _run(tmp_path, capsys, monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    uri = f"sqlite:///{tmp_path / 'x.db'}"
+    code, out, err = cli(["export", run, "--to", "mlflow", "--tracking-uri", uri], capsys, monkeypatch, tmp_path)
+    assert code == 2 and out == "", err
+    line = [x for x in err.splitlines() if x.startswith("error:")][0]
+    assert line == (
+        f"error: --tracking-uri names a database store this MLflow cannot use; found: {uri} (the MLflow installed "
+        "has no database store: the mlflow extra is mlflow-skinny, without SQLAlchemy); expected: "
+        "http(s)://HOST:PORT of an MLflow server or a folder as a file: URI (file:///ABS/PATH); fix: pass "
+        f"--tracking-uri {(tmp_path / 'mlruns').as_uri()}, or an MLflow server's URL"
+    )
+    assert not (tmp_path / "x.db").exists()
+    monkeypatch.setenv("COLUMNS", "300")
+    _, help_text, _ = cli(["export", "--help"], capsys, monkeypatch, tmp_path)
+    assert "sqlite" not in help_text

@@ -67,3 +67,22 @@ def test_without_the_summary_beside_it_it_is_refused_naming_it(tmp_path, capsys,
     code, _, err = _import(path, tmp_path / "run", capsys, monkeypatch, tmp_path)
     assert code == 2 and "profile_export_aiperf.json" in err and "records no load" in err
     assert not (tmp_path / "run").exists()
+
+
+def test_a_token_count_of_2_63_is_refused_as_no_count(tmp_path, capsys, monkeypatch):
+    """Issue 37: a request's output_sequence_length of 2**63 tokens was read as a count (the per-request reader
+    checked only sign and wholeness); now the one import count rule refuses it, naming the field and the value."""
+    path = _copy(tmp_path)
+    lines = path.read_text().splitlines()
+    doc = json.loads(lines[-1])
+    tag = next(t for t in doc["metrics"] if t.endswith("sequence_length") and t.startswith("output"))
+    doc["metrics"][tag]["value"] = 2**63
+    lines[-1] = json.dumps(doc)
+    path.write_text("\n".join(lines) + "\n")
+    code, _, err = _import(path, tmp_path / "run", capsys, monkeypatch, tmp_path)
+    assert code == 2, err
+    assert (
+        f"metrics.{tag}.value = 9.223372036854776e+18; expected: a whole number of tokens (0 or more, below 2**63)"
+        in err
+    )
+    assert not (tmp_path / "run").exists()

@@ -40,7 +40,7 @@ def test_bench_server_log_fills_the_kv_table(tmp_path: Path) -> None:
 
 def test_server_log_spec_errors(tmp_path: Path) -> None:
     assert parse_server_log_specs([str(LOG)], ("mtp",)) == {"mtp": LOG}
-    with pytest.raises(ConfigError, match="names no --server 'base'"):
+    with pytest.raises(ConfigError, match="invalid value for --server-log; found: base="):
         parse_server_log_specs([f"base={LOG}"], ("mtp",))
     with pytest.raises(ConfigError, match="file not found"):
         parse_server_log_specs([f"mtp={tmp_path / 'none.log'}"], ("mtp",))

@@ -4,13 +4,14 @@ with baseline sentinels when servers launch one at a time), and the check of the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from specscope.bench.order import Design, blocks_plan, interleaved_plan, server_config
 from specscope.bench.targets import embedded_config_names, recipe_names
 from specscope.config import BenchOptions
 from specscope.errors import ConfigError
-from specscope.kaxis import split_k_name
+from specscope.kaxis import K_MAX, split_k_name
 from specscope.records import CellKey
 
 __all__ = ["plan_cells", "design_of", "check_names", "EMBEDDED_MAX_PARALLEL"]
@@ -73,6 +74,28 @@ def check_names(options: BenchOptions, servers: dict[str, str] | None, engine: s
             expected=f"one of {', '.join(options.configs)}",
         )
     if unknown_c:
+        drafts = "" if servers else f", or a speculative one's NAME-kK with K from 1 to {K_MAX} (a draft length)"
         raise ConfigError(
-            f"unknown config {unknown_c[0]!r}", found=unknown_c, expected=f"one of {', '.join(known)}", fix=fix
+            f"unknown config {unknown_c[0]!r}", found=unknown_c, expected=f"one of {', '.join(known)}{drafts}", fix=fix
         )
+    if not servers:  # each config as its server would start it: a -kK its base cannot run is refused here, before
+        _resolve_all(options, engine == "embedded", recipes)  # the run folder is made (refused at its server's start)
+
+
+def _resolve_all(options: BenchOptions, embedded: bool, recipes: Path | None) -> None:
+    """Resolve every config of ``options`` as its launched server would (the embedded engine's config, the
+    recipe), so a name the engine refuses (``synth-k2``: synth has 3 synthetic rates) is refused before a run.
+
+    Raises:
+        ConfigError: the engine's or the recipe book's refusal.
+    """
+    if embedded:
+        from specscope.engine import get_config
+
+        resolve: Callable[[str], object] = get_config
+    else:  # launched recipes
+        from specscope.launch.recipes import load_recipes
+
+        resolve = load_recipes(recipes).get
+    for name in dict.fromkeys(server_config(c) for c in options.run_configs()):
+        resolve(name)

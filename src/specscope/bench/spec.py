@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from specscope.adapters.openai.endpoints import ENDPOINTS
-from specscope.config import PROFILES, BenchOptions
+from specscope.config import MAX_LEVEL, PROFILES, BenchOptions
 from specscope.errors import ConfigError
+from specscope.kaxis import K_MAX
 from specscope.stats.goodput import SLO_NAMES
 from specscope.stats.verdict import DEFAULT_MIN_EFFECT, min_effect_of
 from specscope.values import (
@@ -48,6 +49,7 @@ from specscope.values import (
     parse_pairs,
     parse_rate_list,
     parse_width,
+    stray_character,
 )
 
 __all__ = ["BENCH_SPEC", "GROUPS", "LIST_KINDS", "Opt", "by_flag", "by_name", "check_combinations", "excluded_by"]
@@ -98,6 +100,7 @@ class Opt:
         aliases: old flags, hidden, each printing one deprecation line (:mod:`specscope.cli.vocab`).
         envvar: environment variable read when the flag is not given.
         read: for ``pairs``: the parser of each value; ``names``: the NAMEs allowed.
+        bounds: for ``ints``: the (lowest, highest) number the option takes, named when an item is no number.
         effective: the value a stored run has in force, from its options (default ``getattr(options, field)``).
     """
 
@@ -118,6 +121,7 @@ class Opt:
     envvar: str | None = None
     read: Callable[[str], Any] | None = None
     names: tuple[str, ...] | None = None
+    bounds: tuple[int, int] | None = None
     effective: Callable[[BenchOptions], Any] | None = None
     in_file: bool | None = None
     needs: tuple[str, ...] = ()
@@ -179,7 +183,7 @@ class Opt:
             items = [value] if isinstance(value, str) else list(value)
             return [n for item in items for n in csv_items(str(item), flag, example)]
         if kind == "ints":
-            return list(parse_int_list(value, flag))
+            return list(parse_int_list(value, flag, bounds=self.bounds))
         if kind == "floats":
             return list(parse_float_list(value, flag))
         if kind == "rates":
@@ -268,7 +272,8 @@ def _number(value: Any, flag: str, kind: type[int] | type[float]) -> int | float
         return kind(ascii_number(value) if isinstance(value, str) else value)
     except (TypeError, ValueError):
         what = "a whole number" if kind is int else "a number"
-        raise ConfigError(f"{flag} takes {what}", found=value, expected=what, fix=f"e.g. {flag} 2") from None
+        found = stray_character(value) if isinstance(value, str) else value
+        raise ConfigError(f"{flag} takes {what}", found=found, expected=what, fix=f"e.g. {flag} 2") from None
 
 
 def _slo_in_force(o: BenchOptions) -> dict[str, float]:
@@ -320,12 +325,20 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "N,N",
         field="levels",
         aliases=("--levels",),
+        bounds=(1, MAX_LEVEL),
     ),
     Opt(
         "repeats", "matrix", "int", "Rounds of the whole matrix, each in a fresh shuffled order.", "N", field="repeats"
     ),
     Opt("max_tokens", "matrix", "int", "max_tokens of each request.", "N", field="max_tokens"),
-    Opt("k", "matrix", "ints", "Draft lengths: each speculative config runs once per k, as NAME-kK.", "K,K"),
+    Opt(
+        "k",
+        "matrix",
+        "ints",
+        "Draft lengths: each speculative config runs once per k, as NAME-kK.",
+        "K,K",
+        bounds=(1, K_MAX),
+    ),
     Opt(
         "baseline",
         "matrix",

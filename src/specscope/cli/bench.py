@@ -117,6 +117,11 @@ def _print_run_file(given: dict[str, Any], spec: tuple[Opt, ...]) -> None:
     typer.echo(dump_run_file(values, spec), nl=False)
 
 
+def _engine(setup: Any) -> str:
+    """The engine that serves the plan's configs: the launched recipes' kind, else the embedded one."""
+    return "embedded" if setup.plan.kind != "vllm" else str(setup.plan.kind)
+
+
 def _dry_run(setup: Any, given: dict[str, Any]) -> None:
     """``--dry-run``: the workloads read as the run reads them, printed as text or JSON
     (:mod:`specscope.bench.dry_run`); nothing is started or contacted."""
@@ -133,6 +138,11 @@ def _dry_run(setup: Any, given: dict[str, Any]) -> None:
             expected="-f text or -f json",
             fix="drop -f, or pass -f json",
         )
+    from specscope.bench.plan import check_names
+
+    # the names the run refuses before it starts, refused here too (a config the engine cannot run at its k)
+    servers = dict(setup.plan.servers) or None
+    check_names(setup.options, servers, "external" if servers else _engine(setup), setup.plan.recipes)
     doc = dry_run(setup.options, (setup.controls.client or ClientSettings()).endpoint)  # the run's own endpoint
     emit_doc(fmt, output, given.get("width"), doc, dry_run_text(doc))
 
@@ -210,7 +220,7 @@ def _bench(raw: dict[str, Any], spec: tuple[Opt, ...]) -> None:
                 servers=dict(setup.plan.servers) or None,
                 resume=resume,
                 on_cell=on_cell,
-                engine="vllm" if setup.plan.kind == "vllm" else "embedded",
+                engine=_engine(setup),
                 files=EngineFiles(recipes=setup.plan.recipes, draft_cache=draft_cache),
                 run_dir=None,  # run_bench names a new run's folder (unique even within one second)
                 controls=controls,

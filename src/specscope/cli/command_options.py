@@ -118,7 +118,7 @@ TrackingUriOption = Annotated[
     typer.Option(
         "--tracking-uri",
         metavar="URI",
-        help="--to mlflow: http(s)://HOST:PORT of an MLflow server, sqlite:///FILE, or a folder as a file: URI "
+        help="--to mlflow: http(s)://HOST:PORT of an MLflow server, or a folder as a file: URI "
         "(file:///ABS/PATH); default: ./mlruns as a file: URI.",
     ),
 ]

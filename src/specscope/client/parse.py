@@ -365,8 +365,8 @@ class StreamParser:
             self.server_error = (msg if msg is not None else "(no message)")[:200]
         usage = chunk.usage
         if usage is not None and usage.completion_tokens is not None:
-            if usage.completion_tokens > self._token_limit:
-                raise _Runaway(self.tokens_reason())
+            if _in_range(usage.completion_tokens) and usage.completion_tokens > self._token_limit:
+                raise _Runaway(self.tokens_reason())  # past the records' bound it is no count: _drop_out_of_range
             if self.finish is not None:  # a usage sent once the stream finished: each is the whole count
                 before = self._final_usage
                 if before is not None and usage.completion_tokens < before and self.usage_contradiction is None:
@@ -496,16 +496,31 @@ def _in_range(n: int | None) -> bool:
     return n is None or 0 <= n < INT_BOUND
 
 
+#: the parser's counts -> the usage field the server sent them in (Chat / Completions, and the Responses API's)
+_CHAT_USAGE = {
+    "output_tokens": "completion_tokens",
+    "prompt_tokens": "prompt_tokens",
+    "reasoning_tokens": "completion_tokens_details.reasoning_tokens",
+}
+_RESPONSES_USAGE = {
+    "output_tokens": "output_tokens",
+    "prompt_tokens": "input_tokens",
+    "reasoning_tokens": "output_tokens_details.reasoning_tokens",
+}
+
+
 def _drop_out_of_range(seen: StreamParser) -> None:
     """A count the server reported past :data:`~specscope.records.INT_BOUND` (``usage.prompt_tokens`` 1e20, a
     per-request speculative field, llama.cpp's ``timings.draft_n``) is no count: it becomes absent, named as a bad
     event (usage) or the speculative record's warning ``VALUE_OUT_OF_RANGE(field)``, so the stored run stays
     readable (issue 37, W1)."""
-    for name in ("output_tokens", "prompt_tokens", "reasoning_tokens"):
-        if not _in_range(getattr(seen, name)):
+    fields = _RESPONSES_USAGE if seen._responses else _CHAT_USAGE
+    for name, sent_as in fields.items():
+        value = getattr(seen, name)
+        if not _in_range(value):
             setattr(seen, name, None)
             seen.bad_events += 1
-            seen.first_bad = seen.first_bad or f"usage.{name} out of range"
+            seen.first_bad = seen.first_bad or f"usage.{sent_as} {str(value)[:40]} is no count (0 to below 2**63)"
     spec = seen.spec
     if spec is None:
         return

@@ -24,6 +24,7 @@ from specscope.adapters.openai.endpoints import (
     responses_finish,
 )
 from specscope.client.events import DECODE_ERRORS
+from specscope.records import INT_BOUND
 
 __all__ = ["Runaway", "read_responses_events", "read_whole_response"]
 
@@ -116,7 +117,7 @@ def _end(p: Parse, state: ResponseState) -> None:
         p.server_error = "response failed"
     usage = state.usage
     if usage is not None and usage.output_tokens is not None:
-        if usage.output_tokens > p.token_limit:
+        if usage.output_tokens < INT_BOUND and usage.output_tokens > p.token_limit:  # past the bound: no count
             raise Runaway(p.tokens_reason())
         p.output_tokens = usage.output_tokens
         p.prompt_tokens = usage.input_tokens

@@ -244,7 +244,9 @@ def with_draft_length(config: EngineConfig, k: int) -> EngineConfig:
             f"config {config.name!r} cannot be run at draft length {k}",
             found=f"spec types {config.spec_type_arg}, synthetic rates {list(config.synth_rates)}",
             expected="a speculative config without synthetic rates (or with exactly k of them)",
-            fix="drop --k for this config",
+            fix=f"drop --k for this config, or run it at k={len(config.synth_rates)}"
+            if config.synth_rates
+            else "drop --k for this config",
         )
     changes: dict[str, Any] = {
         "name": k_name(config.name, k),

@@ -144,6 +144,30 @@ def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
         yield items[i : i + _BATCH]
 
 
+#: the tracking URIs the `mlflow` extra (mlflow-skinny) takes: a server or a file store. Not a database URI: its store
+#: needs SQLAlchemy, which mlflow-skinny does not install (its model registry refuses ``sqlite:`` at the client's start)
+_URI_FORMS = "http(s)://HOST:PORT of an MLflow server or a folder as a file: URI (file:///ABS/PATH)"
+
+#: SQLAlchemy's database URI schemes, as MLflow's SQL store reads them (``sqlite``, ``postgresql+psycopg2`` ...)
+_DATABASE_SCHEMES = ("sqlite", "postgresql", "mysql", "mssql")
+
+
+def _database_refusal(tracking_uri: str) -> ConfigError | None:
+    """The refusal of a database URI when this MLflow has no database store (no SQLAlchemy); None otherwise."""
+    import importlib.util
+
+    scheme = tracking_uri.partition(":")[0].partition("+")[0].lower()
+    if scheme not in _DATABASE_SCHEMES or importlib.util.find_spec("sqlalchemy") is not None:
+        return None
+    return ConfigError(
+        "--tracking-uri names a database store this MLflow cannot use",
+        found=f"{tracking_uri} (the MLflow installed has no database store: the mlflow extra is mlflow-skinny, "
+        "without SQLAlchemy)",
+        expected=_URI_FORMS,
+        fix=f"pass --tracking-uri {default_tracking_uri()}, or an MLflow server's URL",
+    )
+
+
 def _client(tracking_uri: str) -> Any:
     try:
         from mlflow.tracking import MlflowClient
@@ -165,11 +189,14 @@ def _client(tracking_uri: str) -> Any:
     try:  # MLflow reads the URI here: a bare path (``::::``) is its file store, refused unless opted in
         return MlflowClient(tracking_uri=tracking_uri)
     except (MlflowException, ValueError) as exc:
+        refusal = _database_refusal(tracking_uri)
+        if refusal is not None:
+            raise refusal from None
         bare = ":" not in tracking_uri.split("/", 1)[0]  # no scheme: a folder (./mlruns, the help's own default)
         raise ConfigError(
             "--tracking-uri is no tracking URI MLflow can use",
             found=f"{tracking_uri}: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}",
-            expected="http(s)://HOST:PORT of an MLflow server, a file: URI or a database URI (sqlite:///mlflow.db)",
+            expected=_URI_FORMS,
             fix=f"pass the folder as a file: URI, --tracking-uri {Path(tracking_uri).resolve().as_uri()}"
             if bare
             else "pass --tracking-uri http://127.0.0.1:5000 (or leave it out: ./mlruns)",
@@ -247,7 +274,7 @@ def _export(doc: Mapping[str, Any], html: str, run_path: Path, uri: str) -> Mlfl
         raise ConfigError(
             "--tracking-uri is no tracking URI MLflow can use",
             found=f"{uri}: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}",
-            expected="http(s)://HOST:PORT of an MLflow server, a file: URI or a database URI (sqlite:///mlflow.db)",
+            expected=_URI_FORMS,
             fix="pass --tracking-uri http://127.0.0.1:5000 (or leave it out: ./mlruns)",
         ) from None
     except MlflowException as exc:  # the first request: a server that does not answer, or answers no MLflow API

@@ -37,6 +37,7 @@ from specscope.importers import aiperf_export
 from specscope.importers.record import (
     BadFigure,
     Imported,
+    count,
     not_understood,
     num,
     warning_notes,
@@ -77,12 +78,8 @@ def _value(metrics: Mapping[str, Any], tag: str, *, seconds: bool = False) -> fl
 
 
 def _tokens(metrics: Mapping[str, Any], tag: str, where: str) -> int | None:
-    v = _value(metrics, tag)
-    if v is None:
-        return None
-    if v < 0 or not float(v).is_integer():
-        raise BadFigure(f"{where}.metrics.{tag}.value", v, "a whole number of tokens")
-    return int(v)
+    # the one count rule of every import (0 to below 2**63): 2**63 tokens was stored as a count (issue 37)
+    return count(_value(metrics, tag), f"{where}.metrics.{tag}.value", "tokens")
 
 
 def _summary(path: Path) -> Mapping[str, Any]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from specscope.adapters.logs import EngineLog, forms_tried, read_engine_logs, split_log_lines
-from specscope.errors import ConfigError, require_one_of
+from specscope.errors import ConfigError
 from specscope.launch.logfacts import LogFacts, log_text, parse_log_facts
 from specscope.launch.logpool import LogPool, log_pool
 from specscope.readfile import FileKind, read_user_file
@@ -150,17 +150,17 @@ def parse_server_log_specs(specs: list[str], server_names: list[str] | tuple[str
                     fix="e.g. --server mtp=http://127.0.0.1:8000 --server-log mtp=vllm.log",
                 )
             name, path = server_names[0], spec
-        require_one_of(
-            name,
-            server_names,
-            f"--server-log names no --server {name!r}",
-            found=spec,
-            expected="one of {}",
-            empty="(no --server given)",
-            fix="use the NAME of a --server NAME=URL",
-        )
+        if name not in server_names:
+            raise ConfigError.invalid_value(
+                "--server-log",
+                spec,
+                f"NAME=FILE with NAME one of {', '.join(server_names) or '(no --server given)'}",
+                fix="use the NAME of a --server NAME=URL",
+            )
         if name in out:
-            raise ConfigError("--server-log names a server twice", found=name, expected="one log per server")
+            raise ConfigError.invalid_value(
+                "--server-log", spec, f"one log per server ({name} has {out[name]})", fix="drop one of the two"
+            )
         if not Path(path).exists():  # a FIFO, a device or a folder: refused by its kind in read_server_log
             raise ConfigError(
                 "--server-log file not found",

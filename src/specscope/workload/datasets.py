@@ -100,21 +100,32 @@ def parse_dataset_spec(spec: str) -> DatasetSpec:
     """
     head, at, revision = spec.partition("@")
     name, _, config = head.partition(":")
+    example = "e.g. --dataset speed-bench:qualitative"
     if name not in DATASETS:
-        raise ConfigError.unknown("dataset", name, DATASETS, fix="pass e.g. --dataset speed-bench:qualitative")
+        raise ConfigError.invalid_value(
+            "--dataset", spec, f"NAME[:CONFIG][@REVISION] with NAME one of {', '.join(DATASETS)}", fix=example
+        )
     if at and not revision:
-        raise ConfigError("empty dataset revision", found=spec, expected="NAME[:CONFIG]@REVISION", fix="name it")
+        raise ConfigError.invalid_value(
+            "--dataset",
+            spec,
+            "NAME[:CONFIG]@REVISION (a revision after @)",
+            fix="name the revision after @, or drop the @",
+        )
     d = DATASETS[name]
     if d.configs is None:
         if config:
-            raise ConfigError(
-                f"dataset {name} has no configs", found=config, expected=name, fix=f"pass --dataset {name}"
+            raise ConfigError.invalid_value(
+                "--dataset", spec, f"{name} (dataset {name} has no configs)", fix=f"e.g. --dataset {name}"
             )
         return DatasetSpec(name, None, revision or None)
     chosen = config or d.default_config or ""
     if chosen not in d.configs:
-        raise ConfigError.unknown(
-            f"{name} config", chosen, d.configs, fix=f"pass e.g. --dataset {name}:{d.default_config}"
+        raise ConfigError.invalid_value(
+            "--dataset",
+            spec,
+            f"{name}:CONFIG with CONFIG one of {', '.join(d.configs)}",
+            fix=f"e.g. --dataset {name}:{d.default_config}",
         )
     return DatasetSpec(name, chosen, revision or None)
 
