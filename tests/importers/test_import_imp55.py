@@ -37,3 +37,49 @@ def test_separate_vllm_files_of_both_loop_kinds_are_refused_naming_both_and_the_
     ), err
     assert not run.exists()
 
+
+def _guidellm_throughput(tmp_path: Path, profile_cap: int | None) -> Path:
+    """guidellm_sweep_base_r0.json (GuideLLM 0.8.1) cut to its throughput benchmark (8 requests), as
+    ``guidellm benchmark run --profile throughput`` writes it: the scenario's ``spec.profile`` of kind throughput with
+    the user's ``max_concurrency`` (None: no --rate), the strategy's ``max_concurrency`` the worker group's limit
+    (``min(strategy, backend requests_limit) or settings.max_concurrency``: 10240 with
+    GUIDELLM__MAX_CONCURRENCY=10240)."""
+    doc = json.loads((IMPORTS / "guidellm_sweep_base_r0.json").read_text())
+    bench = doc["benchmarks"][1]
+    bench["config"]["strategy"]["max_concurrency"] = profile_cap or 10240
+    doc["benchmarks"] = [bench]
+    doc["config"]["spec"]["profile"] = {"kind": "throughput", "rampup_duration": 0.0, "max_concurrency": profile_cap}
+    path = tmp_path / f"throughput_{profile_cap}.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_guidellm_throughput_without_a_cap_is_every_request_at_once(tmp_path, capsys, monkeypatch):
+    """``--profile throughput`` with no rate: the strategy's max_concurrency (10240) is GuideLLM's own worker limit,
+    not a level the client ran at; it was imported as N=10240 (cell c10240). An uncapped run sends every request at
+    once, as vLLM's ``--request-rate inf`` without ``--max-concurrency`` does (imported as N = its prompts): N=8
+    (the 8 requests sent), and a warning names the limit not taken."""
+    run = tmp_path / "run"
+    code, out, err = cli(
+        ["import", _guidellm_throughput(tmp_path, None), "--config", "base", "--out", run], capsys, monkeypatch,
+        tmp_path,
+    )  # fmt: skip
+    text = " ".join((out + err).split())
+    assert code == 0, text
+    assert "base/imported/c8/r0" in text and "c10240" not in text, text
+    assert (
+        "throughput with no cap (the scenario's profile max_concurrency is null): every request sent at once, "
+        "N=8 (the requests sent); the strategy's max_concurrency 10240 is GuideLLM's own worker limit, not a level"
+        in text
+    ), text
+    doc = json.loads((run / "manifest.json").read_text())
+    assert [e["load"] for e in doc["imports"]] == ["N=8"]
+
+
+def test_guidellm_throughput_with_a_cap_keeps_its_cap(tmp_path, capsys, monkeypatch):
+    """``--profile throughput --rate 4``: the user's cap 4 is the level, as before."""
+    run = tmp_path / "run"
+    code, out, err = cli(
+        ["import", _guidellm_throughput(tmp_path, 4), "--config", "base", "--out", run], capsys, monkeypatch, tmp_path
+    )
+    assert code == 0 and "base/imported/c4/r0" in out and "no cap" not in out + err, out + err
