@@ -83,3 +83,56 @@ def test_guidellm_throughput_with_a_cap_keeps_its_cap(tmp_path, capsys, monkeypa
         ["import", _guidellm_throughput(tmp_path, 4), "--config", "base", "--out", run], capsys, monkeypatch, tmp_path
     )
     assert code == 0 and "base/imported/c4/r0" in out and "no cap" not in out + err, out + err
+
+
+VLLM_WINDOW = (
+    "INFO 05-01 12:00:00 [metrics.py:80] SpecDecoding metrics: Mean acceptance length: 2.50, Accepted throughput: "
+    "1.20 tokens/s, Drafted throughput: 3.00 tokens/s, Accepted: 12 tokens, Drafted: 16 tokens, Per-position "
+    "acceptance rate: {rates}, Avg Draft acceptance rate: 75.0%\n"
+)
+LLAMA_REQUEST = (
+    "slot print_timing: id  0 | task {t} | draft acceptance = 0.75000 (    3 accepted /   4 generated), mean len = "
+    " 1.75, acceptance rate per position = ({rates})\n"
+)
+
+
+def _parse_log(tmp_path: Path, text: str, capsys, monkeypatch) -> dict:
+    path = tmp_path / "server.log"
+    path.write_text(text)
+    code, out, err = cli(["serve", "--parse-log", path, "--format", "json"], capsys, monkeypatch, tmp_path)
+    assert code in (0, 1), err
+    return json.loads(out)
+
+
+def test_a_vllm_window_with_an_unreadable_per_position_list_keeps_its_counts(tmp_path, capsys, monkeypatch):
+    """vLLM prints each rate ``f"{p:.3f}"``: ``1e400`` in the list dropped the whole window (its 12 accepted of 16
+    drafted tokens too), pooling 1 window of 16 drafted. Now the window's counts and length are read, and only its
+    per-position list is named absent: 2 windows, 32 drafted, 24 accepted; the per-position rates from line 2."""
+    text = VLLM_WINDOW.format(rates="1e400, 0.500") + VLLM_WINDOW.format(rates="0.750, 0.250")
+    facts = _parse_log(tmp_path, text, capsys, monkeypatch)
+    warnings = [w for w in facts["engine_logs"][0]["warnings"] if w.startswith("LOG_LINE_UNREADABLE")]
+    assert warnings == [
+        "LOG_LINE_UNREADABLE(line 1: per_position_acceptance_rates '1e400, 0.500' is not a number as the engine "
+        "prints it (fixed-point digits); only the per-position rates are absent, the line's other figures are read)"
+    ]
+    pooled = facts["spec_decoding_pooled"]
+    assert (pooled["windows"], pooled["draft_tokens"], pooled["accepted_tokens"]) == (2, 32, 24)
+    assert [s["per_position"] for s in facts["engine_logs"][0]["stats"]] == [[], [0.75, 0.25]]
+
+
+def test_a_llamacpp_request_with_an_unreadable_per_position_list_keeps_its_counts(tmp_path, capsys, monkeypatch):
+    """llama.cpp prints ``acceptance rate per position = (%.3f, ...)``: ``1e400`` dropped the request's 3 accepted of
+    4 drafted tokens. Now the request is kept (2 requests, 8 drafted, 6 accepted) with its per-position list absent."""
+    text = LLAMA_REQUEST.format(t=0, rates="1e400, 0.500") + LLAMA_REQUEST.format(t=1, rates="0.750, 0.500")
+    facts = _parse_log(tmp_path, text, capsys, monkeypatch)
+    warnings = [w for w in facts["engine_logs"][0]["warnings"] if w.startswith("LOG_LINE_UNREADABLE")]
+    assert warnings == [
+        "LOG_LINE_UNREADABLE(line 1: acceptance rate per position '1e400, 0.500' is not a number as the engine "
+        "prints it (fixed-point digits); only the per-position rates are absent, the line's other figures are read)"
+    ]
+    stats = facts["engine_logs"][0]["stats"]
+    assert [(s["line_number"], s["draft_tokens"], s["accepted_tokens"], s["per_position"]) for s in stats] == [
+        (1, 4, 3, []),
+        (2, 4, 3, [0.75, 0.5]),
+    ]
+
