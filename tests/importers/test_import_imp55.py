@@ -136,3 +136,54 @@ def test_a_llamacpp_request_with_an_unreadable_per_position_list_keeps_its_count
         (2, 4, 3, [0.75, 0.5]),
     ]
 
+
+def test_an_aiperf_sweep_aggregate_is_refused_by_name_with_the_files_to_give(tmp_path, capsys, monkeypatch):
+    """AIPerf's sweep aggregate ``profile_export_aiperf_sweep.json`` (ai-dynamo/aiperf
+    src/aiperf/exporters/aggregate/aggregate_sweep_json_exporter.py @ 4f2a10ab: ``aggregation_type`` "sweep",
+    ``num_profile_runs``, ``num_successful_runs``, ``failed_runs``, ``metadata``, ``per_combination_metrics`` of
+    ``{parameters, metrics}``, ``best_configurations``, ``pareto_optimal``) holds per-combination means over trials,
+    no run's own totals. It was refused as a file of no known shape listing its keys; now by name, with the files to
+    import instead."""
+    doc = {
+        "aggregation_type": "sweep",
+        "num_profile_runs": 4,
+        "num_successful_runs": 4,
+        "failed_runs": [],
+        "metadata": {"sweep_parameters": [{"name": "concurrency", "values": [1, 2]}], "num_combinations": 2},
+        "per_combination_metrics": [
+            {"parameters": {"concurrency": n}, "metrics": {"output_token_throughput": {"mean": t, "unit": "tok/s"}}}
+            for n, t in ((1, 10.0), (2, 18.0))
+        ],
+        "best_configurations": {},
+        "pareto_optimal": [],
+    }  # fmt: skip
+    path = tmp_path / "profile_export_aiperf_sweep.json"
+    path.write_text(json.dumps(doc))
+    code, _, err = cli(["import", path, "--config", "base", "--out", tmp_path / "run"], capsys, monkeypatch, tmp_path)
+    err = " ".join(err.split())
+    assert code == 2, err
+    assert (
+        "looks like AIPerf's sweep aggregate (aggregation_type sweep, 4 runs): per-combination means over its "
+        "trials, no run's own totals; import each run's own profile_export_aiperf.json instead (one per "
+        "combination and trial, in that run's artifact folder), each config's runs with its --config" in err
+    ), err
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_aiperf_confidence_aggregate_is_refused_by_name(tmp_path, capsys, monkeypatch):
+    """AIPerf's multi-run confidence aggregate ``profile_export_aiperf_aggregate.json``
+    (aggregate_confidence_json_exporter.py @ 008358d8: ``schema_version``, ``aiperf_version``, ``metadata`` with
+    ``aggregation_type`` "confidence" and ``num_profile_runs``, ``metrics`` of mean / std / ci per metric) was named
+    as AIPerf's per-request record export lacking request_start_ns; it is named as what it is."""
+    doc = {
+        "schema_version": "1.0",
+        "aiperf_version": "0.6.0",
+        "metadata": {"aggregation_type": "confidence", "num_profile_runs": 3, "num_successful_runs": 3},
+        "metrics": {"output_token_throughput": {"mean": 10.0, "std": 0.5, "unit": "tokens/sec"}},
+    }
+    path = tmp_path / "profile_export_aiperf_aggregate.json"
+    path.write_text(json.dumps(doc))
+    code, _, err = cli(["import", path, "--config", "base", "--out", tmp_path / "run"], capsys, monkeypatch, tmp_path)
+    err = " ".join(err.split())
+    assert code == 2 and "request_start_ns" not in err, err
+    assert "looks like AIPerf's confidence aggregate (aggregation_type confidence, 3 runs): " in err, err
