@@ -140,7 +140,7 @@ def test_a_refused_import_into_a_new_folder_leaves_nothing_behind(tmp_path, caps
     run = tmp_path / "run"
     closed = IMPORTS / "vllm_base_r1.json"
     code, _, err = cli(["import", closed, rate, "--config", "base", "--out", run], capsys, monkeypatch, tmp_path)
-    assert code == 2 and "cannot join this run" in err
+    assert code == 2 and "cannot be cells of one run" in err
     assert not run.exists()
 
 

@@ -171,7 +171,8 @@ def test_files_of_both_loop_kinds_are_still_refused(tmp_path, capsys, monkeypatc
          "--out", tmp_path / "r2"], capsys, monkeypatch, tmp_path
     )  # fmt: skip
     err = " ".join(err.split())
-    assert code == 2 and "record 3 cannot join this run; found: an open-loop (request rate) record" in err, err
+    assert code == 2 and "sweep_spec_r1.json record 3 (an open loop: 2 req/s constant (max 512 in flight)) and " in err
+    assert "guidellm_spec_r0.json record 1 (a closed loop: N=2) cannot be cells of one run" in err, err
 
 
 def test_a_vllm_append_result_file_at_several_rates_imports_its_rates(tmp_path, capsys, monkeypatch):

@@ -43,12 +43,12 @@ def test_exponent_rate_and_length_name_the_line(tmp_path, capsys, monkeypatch):
     facts = _facts(tmp_path, text, capsys, monkeypatch)
     assert _warnings(facts) == [
         "LOG_LINE_UNREADABLE(line 1: per_position_acceptance_rates '1e400, 0.500' is not a number as the engine "
-        "prints it (fixed-point digits); the line gives no statistic)",
+        "prints it (fixed-point digits); only the per-position rates are absent, the line's other figures are read)",
         "LOG_LINE_UNREADABLE(line 2: mean_acceptance_length '2.5e3' is not a number as the engine prints it "
         "(fixed-point digits); the line gives no statistic)",
     ]
-    pooled = facts["spec_decoding_pooled"]  # line 3 alone
-    assert (pooled["windows"], pooled["draft_tokens"], pooled["accepted_tokens"]) == (1, 16, 12)
+    pooled = facts["spec_decoding_pooled"]  # lines 1 (its counts; its rates absent) and 3
+    assert (pooled["windows"], pooled["draft_tokens"], pooled["accepted_tokens"]) == (2, 32, 24)
     assert pooled["acceptance_per_position"] == [0.75, 0.25]
     assert pooled["acceptance_length"] == 2.5
 

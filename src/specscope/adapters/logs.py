@@ -134,6 +134,16 @@ def line_unreadable(line_number: int, exc: ValueError) -> str:
     return f"LOG_LINE_UNREADABLE(line {line_number}: {str(exc)[:120]}; the line gives no statistic)"
 
 
+def part_unreadable(line_number: int, exc: ValueError) -> str:
+    """The warning of a recognised line whose per-position acceptance list cannot be read while its other figures
+    can: ``LOG_LINE_UNREADABLE`` naming only that part; the line's counts (drafted, accepted) and length are kept, its
+    per-position rates absent (never compacted nor read as a prefix)."""
+    return (
+        f"LOG_LINE_UNREADABLE(line {line_number}: {str(exc)[:120]}; only the per-position rates are absent, the "
+        "line's other figures are read)"
+    )
+
+
 def unreadable_line_number(warning: str) -> int:
     """The line number a :func:`line_unreadable` warning names (``LOG_LINE_UNREADABLE(line N: ...)``): warnings of
     several readers of one log are put in line order by it."""

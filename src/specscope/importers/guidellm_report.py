@@ -33,7 +33,15 @@ Load: ``synchronous`` is a closed loop of 1, ``concurrent`` of ``streams``, ``th
 ``constant`` and ``poisson`` are open loops at ``rate`` req/s. A ``throughput`` benchmark without a
 ``max_concurrency`` and a ``trace`` replay have no level specscope can name: beside benchmarks that have one they are
 left out, each named (:attr:`~specscope.importers.record.Imported.left_out`); a report of none that has one is
-refused.
+refused. ``--profile throughput`` without ``--rate`` (0.7+: the scenario's ``config.spec.profile`` of ``kind``
+throughput and ``max_concurrency`` null) writes a ``max_concurrency`` all the same: the worker group's own limit
+(``guidellm/scheduler/worker_group.py``: ``min(strategy, backend requests_limit) or settings.max_concurrency``, 512
+by default, 10240 with ``GUIDELLM__MAX_CONCURRENCY=10240``) that ``init_processes_timings`` stores in the strategy.
+That is no level the client was set to: such a benchmark sends every request at once and is read as vLLM's
+``--request-rate inf`` without ``--max-concurrency`` is (:mod:`specscope.importers.vllm_serve`: a closed loop of its
+requests), N = the requests sent (successful + errored + incomplete, at most the worker limit), with a warning
+naming the limit not taken. 0.4-0.6 reports keep the command line, not the profile: their throughput benchmark is
+read at the strategy's figure as before.
 
 GuideLLM's default profile ``sweep`` (``guidellm/benchmark/profiles/sweep.py`` of 0.8.1, and ``profile.py`` of the
 earlier schema) runs a ``synchronous`` benchmark, then a ``throughput`` one, then ``constant`` or ``poisson``
@@ -62,6 +70,7 @@ from specscope.importers.record import (
     num,
     rate,
     seconds,
+    spelled,
     warning_notes,
 )
 
@@ -149,6 +158,27 @@ def _no_level(strategy: Mapping[str, Any]) -> str:
     return f"strategy {kind!r} names no level (its streams, cap or rate absent)"
 
 
+def _uncapped(doc: Mapping[str, Any], strategy: Mapping[str, Any], facts: Mapping[str, Any]) -> tuple[Load, str] | None:
+    """A ``throughput`` benchmark run with no cap (module docstring): every request at once, N = the requests sent,
+    and the note naming the worker limit not taken; None for any other benchmark, or one whose report does not say."""
+    profile = _obj(_obj(_obj(doc, "config"), "spec"), "profile")
+    if strategy.get("type_") != "throughput" or profile.get("kind") != "throughput":
+        return None
+    if "max_concurrency" not in profile or profile["max_concurrency"] is not None:
+        return None
+    counts = [facts.get(k) for k in ("completed", "failed", "incomplete")]
+    sent = sum(int(v) for v in counts if v is not None)
+    if None in counts or not sent:
+        return None
+    limit = strategy.get("max_concurrency")
+    n = min(sent, limit) if isinstance(limit, int) and limit > 0 else sent
+    return Load(concurrency=n), (
+        "throughput with no cap (the scenario's profile max_concurrency is null): every request sent at once, "
+        f"N={n} (the requests sent); the strategy's max_concurrency {spelled(limit)} is GuideLLM's own worker limit, "
+        "not a level the client was set to"
+    )
+
+
 def _refusal(strategy: Mapping[str, Any], where: str) -> ConfigError:
     """The refusal of a report none of whose benchmarks names a level (``where``: the first one)."""
     return ConfigError(
@@ -223,6 +253,9 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
     strategy_at = f"{at}.args.strategy" if older else f"{at}.config.strategy"
     strategy = _obj(_obj(bench, "args" if older else "config"), "strategy")
     load = _load(strategy, strategy_at)
+    uncapped = _uncapped(doc, strategy, facts)
+    if uncapped is not None:
+        load, note = uncapped
     backend = _obj(_obj(_obj(doc, "config"), "spec"), "backend")  # the scenario's spec.backend (kind, target, model)
     model = (
         _obj(bench, "worker").get("backend_model") if older else backend.get("model") or _obj(doc, "args").get("model")
@@ -237,7 +270,7 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
         facts,
         None,
         str(model) if model else None,
-        warning_notes(unread),
+        (*warning_notes(unread), *([note] if uncapped is not None else [])),
         left_out=None if load is not None else _no_level(strategy),
     )
 

@@ -24,7 +24,8 @@ One file holding records of both loop kinds (GuideLLM's sweep: a synchronous and
 request rates; vLLM's ``--append-result`` at several rates, ``inf`` among them) imports those of one kind: the
 closed loops with ``closed_loop``, else the run's own kind, else the open loops; each other record is left out,
 named in a warning and in the manifest's ``imports`` (its ``left_out``, no cell), never dropped silently. Records
-of both kinds in separate files are still refused: the user named each file.
+of both kinds in separate files are refused (the user named each file): the refusal names a record of each kind and
+its file, and the fix imports each kind's files into its own run (``--out RUN-closed``, ``--out RUN-rate``).
 """
 
 from __future__ import annotations
@@ -233,6 +234,7 @@ def _plan(
             counts.get((c.key.config, c.key.workload, c.key.concurrency), 0) + 1
         )
     _check_k(records, config)
+    _one_kind_across_files(records, out)
     out_plan = []
     for path, rec in records:
         where = f"{path} record {rec.facts['record']}"
@@ -258,6 +260,39 @@ def _plan(
         )
         out_plan.append((path, rec, key, client))
     return out_plan
+
+
+def _one_kind_across_files(records: list[tuple[Path, Imported]], out: Path) -> None:
+    """Refuse records of both loop kinds in separate files of one import, naming a record of each and the two
+    commands that import them (module docstring): a run's level axis is concurrency or request rate, never both, so
+    the two cannot be cells of one run.
+
+    Raises:
+        ConfigError: the first record of the other kind than the import's first record, and that first record.
+    """
+    if not records:
+        return
+    first_path, first = records[0]
+    for path, rec in records[1:]:
+        if rec.load.open_loop == first.load.open_loop:
+            continue
+        kinds = {True: ("an open loop", "rate"), False: ("a closed loop", "closed")}
+        named: dict[bool, list[str]] = {False: [], True: []}
+        for p, r in records:
+            if str(p) not in named[r.load.open_loop]:
+                named[r.load.open_loop].append(str(p))
+        runs = ", ".join(
+            f"{' '.join(shell_word(f) for f in named[kind])} with --out {shell_word(out)}-{kinds[kind][1]}"
+            for kind in (first.load.open_loop, rec.load.open_loop)
+        )
+        raise ConfigError(
+            f"{path} record {rec.facts['record']} ({kinds[rec.load.open_loop][0]}: {rec.load.label()}) and "
+            f"{first_path} record {first.facts['record']} ({kinds[first.load.open_loop][0]}: {first.load.label()}) "
+            "cannot be cells of one run",
+            found="files of both loop kinds in one import: closed loops (concurrency N) and request rates",
+            expected="one loop kind per run: its level axis is concurrency or request rate, never both",
+            fix=f"import each loop kind into its own run: {runs}; nothing was written",
+        )
 
 
 def _check_k(records: list[tuple[Path, Imported]], config: str) -> None:

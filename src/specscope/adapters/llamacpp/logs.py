@@ -39,6 +39,7 @@ from specscope.adapters.logs import (
     count,
     fixed,
     line_unreadable,
+    part_unreadable,
     read_as,
     steps_in_length,
 )
@@ -182,17 +183,25 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
             if m := _RE_REQUEST.search(line):
                 form = RATE if m.group(1) else ACCEPTANCE
                 per_pos = "acceptance rate per position"
-                positions = read_as(per_pos, _positions, m.group(6)) if m.group(6) else []
+                draft_tokens = read_as("generated", count, m.group(4))  # the counts first: an unreadable list
+                accepted_tokens = read_as("accepted", count, m.group(3))  # below leaves them read (named)
+                accept_rate = read_as("draft acceptance", fixed, m.group(2))
+                accept_length = read_as("mean len", fixed, m.group(5)) if m.group(5) else None
+                try:
+                    positions = read_as(per_pos, _positions, m.group(6)) if m.group(6) else []
+                except ValueError as exc:
+                    unreadable.append(part_unreadable(index + 1, exc))
+                    positions = []
                 stat = LogSpecStat(
                     engine="llamacpp",
                     form=form,
                     scope="request",
                     line_number=index + 1,
                     rank=slot,
-                    draft_tokens=read_as("generated", count, m.group(4)),
-                    accepted_tokens=read_as("accepted", count, m.group(3)),
-                    accept_rate=read_as("draft acceptance", fixed, m.group(2)),
-                    accept_length=read_as("mean len", fixed, m.group(5)) if m.group(5) else None,
+                    draft_tokens=draft_tokens,
+                    accepted_tokens=accepted_tokens,
+                    accept_rate=accept_rate,
+                    accept_length=accept_length,
                     per_position=positions,
                 )
                 stats.append(stat)

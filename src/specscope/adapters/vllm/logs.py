@@ -52,6 +52,7 @@ from specscope.adapters.logs import (
     fixed_or_nan,
     line_facts,
     line_unreadable,
+    part_unreadable,
     steps_in_length,
 )
 
@@ -128,11 +129,14 @@ _V1_FIELDS: tuple[LineFact, ...] = (
     (re.compile(rf"Drafted: {FIXED} tokens"), (("drafted_tokens", count),)),
     (re.compile(rf"Rejected: {FIXED} tokens"), (("rejected_tokens", count),)),
     (re.compile(rf"Effective tokens/forward: {FIXED}"), (("effective_tokens_per_forward", fixed_or_nan),)),
+    (re.compile(rf"(?:^|Avg )Draft acceptance rate: {FIXED}%"), (("draft_acceptance_rate_percent", fixed_or_nan),)),
+)
+# read apart: an unreadable list leaves the window's counts read, only the list absent (named, :func:`part_unreadable`)
+_V1_PER_POSITION: tuple[LineFact, ...] = (
     (
         re.compile(r"Per-position acceptance rate: ((?:[^\s,]+(?:, (?=[^\s,]+(?:,|$)))?)+)"),
         (("per_position_acceptance_rates", lambda text: [_rate(x) for x in text.split(", ")]),),
     ),
-    (re.compile(rf"(?:^|Avg )Draft acceptance rate: {FIXED}%"), (("draft_acceptance_rate_percent", fixed_or_nan),)),
 )
 _RE_V0 = re.compile(r"Speculative metrics: (.*)$")
 _V0_FIELDS: tuple[LineFact, ...] = (  # "tokens tokens": the spelling of 0.4.x-0.5.x
@@ -352,10 +356,13 @@ def _early_v1(line: str) -> dict[str, Any] | None:
     return fields
 
 
-def spec_decoding_sample(line: str, line_number: int) -> SpecDecodingSample | None:
+def spec_decoding_sample(
+    line: str, line_number: int, parts_unread: list[str] | None = None
+) -> SpecDecodingSample | None:
     """The V1 window of ``line``, None when it is no ``SpecDecoding metrics:`` line (nor V1's first ``Speculative
     metrics:`` shape) or says nothing to pool (neither its counts nor a mean acceptance length). Raises ValueError on
-    a number that cannot be read."""
+    a number that cannot be read, but for the per-position list: an unreadable one is left out of the window (its
+    counts kept) and named in ``parts_unread`` (:func:`part_unreadable`)."""
     if (early := _early_v1(line)) is not None:
         return SpecDecodingSample(line_number=line_number, **early)
     m = _RE_V1.search(line)
@@ -365,6 +372,11 @@ def spec_decoding_sample(line: str, line_number: int) -> SpecDecodingSample | No
     counted = "accepted_tokens" in fields and "drafted_tokens" in fields
     if not counted and "mean_acceptance_length" not in fields:
         return None
+    try:
+        fields.update(line_facts(_V1_PER_POSITION, m.group(1)))
+    except ValueError as exc:
+        if parts_unread is not None:
+            parts_unread.append(part_unreadable(line_number, exc))
     return SpecDecodingSample(line_number=line_number, **fields)
 
 
@@ -510,7 +522,7 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
         if e := _RE_ENGINE_LINE.search(line):
             last_engine[process] = f"Engine {e.group(1)}"
         try:  # a number that cannot be read (5,000 digits, "1e400") gives no statistic, named; never a crash
-            if (w := spec_decoding_sample(line, index + 1)) is not None:
+            if (w := spec_decoding_sample(line, index + 1, unreadable)) is not None:
                 windows.append(w)
                 if process in last_engine:
                     engine_of[w.line_number] = last_engine[process]
