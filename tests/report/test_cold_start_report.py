@@ -71,3 +71,28 @@ def test_a_cold_engine_is_named_alike_on_every_screen(tmp_path, capsys, monkeypa
     # advise renders the same judgement: its picks are the report's, resting on the same rounds
     code, adv, _ = cli(["advise", run, "-f", "json"], capsys, monkeypatch, tmp_path)
     assert code == 0 and json.loads(adv)["choices"] == doc["choices"]
+
+
+def test_advise_names_the_cold_starts_the_report_names(tmp_path, capsys, monkeypatch):
+    """``advise RUN`` rests its picks on the rounds the judgement kept (ngram prose/code N=1: 2 of 3) and said only
+    "(2 rounds)": it now carries the judgement's cold starts as the report does, in its notes and its JSON."""
+    run = make_quick_run(tmp_path / "run", repeats=3, clocked=True, slow={("ngram", 0): 2.0})
+    expected = {
+        w: (_rate(v, 1.01, 2.0), (_rate(v, 0.98) + _rate(v, 1.01)) / 2) for w, v in (("prose", 29.5), ("code", 31.0))
+    }
+    notes = [f"note: {_note('ngram', w, *v)}" for w, v in expected.items()]
+    assert notes[0] == (
+        "note: cold start: ngram prose N=1 round 0: 13.9 tok/s per request (TTFT + (tokens - 1) x TPOT, the later "
+        "cells' at its prompt and answer lengths) against 27.3 in the same cells later (49 % slower), among the "
+        "server's first 2 cells: a cold start, left out"
+    )
+    code, rep, _ = cli(["report", run, *WIDTH], capsys, monkeypatch, tmp_path)
+    assert code == 0 and [ln for ln in rep.splitlines() if "cold start:" in ln] == notes
+    code, adv, _ = cli(["advise", run, *WIDTH], capsys, monkeypatch, tmp_path)
+    assert code == 0 and [ln for ln in adv.splitlines() if "cold start:" in ln] == notes
+    code, rep, _ = cli(["report", run, "-f", "json"], capsys, monkeypatch, tmp_path)
+    code2, adv, _ = cli(["advise", run, "-f", "json"], capsys, monkeypatch, tmp_path)
+    assert code == code2 == 0
+    cold = json.loads(rep)["noise"]["cold_starts"]
+    assert [(c["config"], c["workload"], c["repeat"]) for c in cold] == [("ngram", "prose", 0), ("ngram", "code", 0)]
+    assert json.loads(adv)["cold_starts"] == cold

@@ -38,6 +38,7 @@ from specscope.facts import RunFacts
 from specscope.report import units
 from specscope.report.alarms import judgement_alarms
 from specscope.report.document import Alarm, Cell, Column, Section, Table, text_cell
+from specscope.report.verdicts import cold_start_notes
 from specscope.stats.choices import Choices, LevelChoice, MixComparison, Traffic
 from specscope.stats.crossovers import Crossover, Placement, place_acceptance
 from specscope.stats.groups import LevelAxis, level_axis, workloads_of
@@ -74,6 +75,7 @@ class Advice:
             "min_effect": self.judgement.min_effect,
             "choices": self.choices.to_dict(),
             "judged_alarms": [a.to_dict() for a in self.judgement.alarms],
+            "cold_starts": self.judgement.noise_dict()["cold_starts"],  # as report -f json's noise.cold_starts
             "k": dict(self.ks),
             "crossovers": [vars(x).copy() for x in self.crossovers],
             "placement": None if self.placement is None else vars(self.placement).copy(),
@@ -481,7 +483,7 @@ def advice_section(adv: Advice) -> Section:
         lines.append(f"level mix ({shares} of wall time): static pick {c.level_mix.choice}{also}{gain}")
     lines += unjudged_lines(c, axis)
     lines += flip_lines(c, adv.crossovers, axis)
-    notes = [*c.notes, *adv.notes]
+    notes = [*c.notes, *adv.notes, *cold_start_notes(adv.judgement)]  # the rounds the picks leave out, as report
     if not c.levels:
         notes.append(f"no recommendation: {c.no_pick or 'no level has a paired round on every workload of the mix'}")
     return Section(

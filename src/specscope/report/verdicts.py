@@ -21,7 +21,7 @@ from specscope.stats.stopping import design_cost
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import Comparison, verdict_text
 
-__all__ = ["comparisons_table", "design_note", "drift_notes", "verdict_lines"]
+__all__ = ["cold_start_notes", "comparisons_table", "design_note", "drift_notes", "verdict_lines"]
 
 
 def _bound(x: float | None) -> Cell:
@@ -141,10 +141,16 @@ def verdict_lines(j: Judgement) -> list[str]:
     return out
 
 
+def cold_start_notes(j: Judgement) -> list[str]:
+    """One note per cell the judgement left out as a cold start (:func:`specscope.stats.noise.cold_starts`); report
+    and advise both show these."""
+    return [f"cold start: {c.text}" for c in j.cold_starts]
+
+
 def drift_notes(j: Judgement) -> tuple[list[str], list[Alarm]]:
     """Notes with the run's drift (after warm-up) and its cold starts; an alarm when a drift the A/A or sentinel
     cells confirm was large enough to leave a comparison undetermined."""
-    notes = [f"cold start: {c.text}" for c in j.cold_starts]
+    notes = cold_start_notes(j)
     big = j.drift.largest
     if big is None:
         return notes, []
