@@ -40,8 +40,12 @@ def test_server_without_metrics(tmp_path):
 @pytest.mark.parametrize(
     "args, needle",
     [
-        (["--configs", "turbo"], "unknown config 'turbo'"),
-        (["--workloads", "poetry"], "unknown workload 'poetry'"),
+        (["--configs", "turbo"], "invalid value for --configs; found: turbo; expected: one of base, ngram, draft,"),
+        (
+            ["--workloads", "poetry"],
+            "invalid value for --workloads; found: poetry; expected: one of prose, code, edit, edit-prefill, repeat; "
+            "fix: e.g. --workloads prose,code,edit",
+        ),
         (["--max-concurrency", "1,x"], "--max-concurrency takes comma-separated whole numbers"),
         (["--max-concurrency", "0"], "invalid value for --max-concurrency"),
         (["--server", "localhost:8000"], "--server must be a URL"),

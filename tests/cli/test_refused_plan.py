@@ -37,8 +37,8 @@ def test_refused_before_the_run_folder(argv: list[str], capsys, monkeypatch, tmp
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
-        (["--configs", "base,draft-k2000"], "unknown config 'draft-k2000'"),
-        (["--configs", "base,bogus"], "unknown config 'bogus'"),
+        (["--configs", "base,draft-k2000"], "invalid value for --configs; found: draft-k2000; expected: one of base,"),
+        (["--configs", "base,bogus"], "invalid value for --configs; found: bogus; expected: one of base,"),
         (["--configs", "base,synth", "--k", "2"], "config 'synth' cannot be run at draft length 2"),
     ],
 )

@@ -29,7 +29,10 @@ def test_unknown_config_lists_known_names() -> None:
         get_config("eagle")
     assert exc.value.found == "eagle"
     assert exc.value.expected == "one of base, ngram, draft, draft-ngram, self-draft, synth"
-    assert exc.value.one_line().startswith("unknown embedded-engine config 'eagle'")
+    assert exc.value.one_line() == (
+        "invalid value for --configs; found: eagle; expected: one of base, ngram, draft, draft-ngram, self-draft, "
+        "synth; fix: pick one of the listed configs, or pass --server URL to use your own server"
+    )
 
 
 @pytest.mark.parametrize(

@@ -44,11 +44,11 @@ def check_names(options: BenchOptions, servers: dict[str, str] | None, engine: s
     sourced += ("trace",) if options.trace else ()
     unknown_w = [w for w in options.workloads if w not in PACK_NAMES and w not in sourced]
     if unknown_w:
-        raise ConfigError(
-            f"unknown workload {unknown_w[0]!r}",
-            found=unknown_w,
-            expected=f"one of {', '.join(PACK_NAMES)}",
-            fix="pass e.g. --workloads prose,code,edit",
+        raise ConfigError.invalid_value(
+            "--workloads",
+            ",".join(unknown_w),
+            f"one of {', '.join(PACK_NAMES)}",
+            fix="e.g. --workloads prose,code,edit",
         )
     if servers:
         known = tuple(servers)
@@ -75,9 +75,7 @@ def check_names(options: BenchOptions, servers: dict[str, str] | None, engine: s
         )
     if unknown_c:
         drafts = "" if servers else f", or a speculative one's NAME-kK with K from 1 to {K_MAX} (a draft length)"
-        raise ConfigError(
-            f"unknown config {unknown_c[0]!r}", found=unknown_c, expected=f"one of {', '.join(known)}{drafts}", fix=fix
-        )
+        raise ConfigError.invalid_value("--configs", ",".join(unknown_c), f"one of {', '.join(known)}{drafts}", fix=fix)
     if not servers:  # each config as its server would start it: a -kK its base cannot run is refused here, before
         _resolve_all(options, engine == "embedded", recipes)  # the run folder is made (refused at its server's start)
 

@@ -220,10 +220,10 @@ def get_config(name: str) -> EngineConfig:
     if name not in configs and k is not None and base in configs and configs[base].spec_types:
         return with_draft_length(configs[base], k)
     if name not in configs:
-        raise ConfigError.unknown(
-            "embedded-engine config",
+        raise ConfigError.invalid_value(
+            "--configs",
             name,
-            configs,
+            f"one of {', '.join(configs)}",
             fix="pick one of the listed configs, or pass --server URL to use your own server",
         )
     return configs[name]

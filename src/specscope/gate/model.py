@@ -10,10 +10,33 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["GATES", "Probe", "ProbeOutput", "Check", "ProbeResult", "Comparison", "GateVerdict", "GateRun"]
+from specscope.errors import ConfigError
+
+__all__ = [
+    "GATES",
+    "check_gate",
+    "Probe",
+    "ProbeOutput",
+    "Check",
+    "ProbeResult",
+    "Comparison",
+    "GateVerdict",
+    "GateRun",
+]
 
 #: Gate names in report order (issue 7's list; ``compare`` is the base-vs-speculative comparison).
 GATES: tuple[str, ...] = ("thinking", "arithmetic", "code", "tool_call", "long_context", "repetition", "compare")
+
+
+def check_gate(name: str) -> str:
+    """``name`` when it is a gate (``--gate NAME``).
+
+    Raises:
+        ConfigError: ``invalid value for --gate`` (the one wording of a value outside an option's choices).
+    """
+    if name not in GATES:
+        raise ConfigError.invalid_value("--gate", name, f"one of {', '.join(GATES)}")
+    return name
 
 
 @dataclass(frozen=True, slots=True)

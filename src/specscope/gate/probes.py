@@ -13,7 +13,7 @@ from importlib import resources
 from typing import Any
 
 from specscope.errors import ConfigError
-from specscope.gate.model import GATES, Probe
+from specscope.gate.model import GATES, Probe, check_gate
 from specscope.gate.profile import GateProfile
 
 __all__ = ["load_probes", "build_long_context_probe", "load_suite", "DEFAULT_CHARS_PER_TOKEN"]
@@ -28,8 +28,7 @@ def _data(name: str) -> str:
 
 
 def _load_file(gate: str) -> dict[str, Any]:
-    if gate not in GATES:
-        raise ConfigError("unknown gate", found=gate, expected=", ".join(GATES), fix="pick one of the listed gates")
+    check_gate(gate)
     data: dict[str, Any] = json.loads(_data(f"{gate}.json"))
     return data
 
@@ -115,8 +114,7 @@ def load_suite(
         ConfigError: an unknown gate name.
     """
     for g in gates or ():
-        if g not in GATES:
-            raise ConfigError("unknown gate", found=g, expected=", ".join(GATES), fix="pick from the listed gates")
+        check_gate(g)
     suite: dict[str, list[Probe]] = {}
     for gate in GATES:
         section = profile.section(gate)

@@ -18,7 +18,7 @@ from pathlib import Path
 from specscope.engine import get_config
 from specscope.errors import ConfigError
 from specscope.gate.budget import DEFAULT_EMBEDDED_CONFIGS, budget_profile
-from specscope.gate.model import GATES, GateRun, ProbeResult
+from specscope.gate.model import GATES, GateRun, ProbeResult, check_gate
 from specscope.gate.profile import GateProfile
 from specscope.gate.runner import Target, decide, run_gate_suite
 from specscope.gate.store import write_gate_run
@@ -92,8 +92,7 @@ def check_gates(gates: list[str] | None) -> list[str] | None:
         ConfigError: an unknown gate name.
     """
     for g in gates or ():
-        if g not in GATES:
-            raise ConfigError("unknown gate", found=g, expected=", ".join(GATES), fix="pick a gate from the list")
+        check_gate(g)
     return list(gates) if gates else None
 
 

@@ -199,8 +199,8 @@ def pack_form(name: str) -> str:
 
 def _check_name(name: str) -> None:
     if name not in PACK_NAMES:
-        raise ConfigError.unknown(
-            "workload", name, PACK_NAMES, fix="pick a workload from the list, e.g. --workloads prose,code,edit"
+        raise ConfigError.invalid_value(
+            "--workloads", name, f"one of {', '.join(PACK_NAMES)}", fix="e.g. --workloads prose,code,edit"
         )
 
 
