@@ -81,6 +81,10 @@ def test_user_errors_are_one_line_exit_2(tmp_path):
     assert "Traceback" not in missing.stderr
     unknown = _run("nope", "--print", cwd=tmp_path)
     assert unknown.returncode == 2
-    assert unknown.stderr.startswith("error: unknown recipe 'nope'")
+    assert unknown.stderr.strip() == (
+        "error: invalid value for RECIPE; found: nope; expected: a recipe of the file: base, cpu-base, cpu-ngram, "
+        "cpu-ngram-per-request, dflash15, eagle3, mtp2, mtp2-checked, ngram4, suffix8; fix: pick one of those; or "
+        "write [recipes.nope] in a TOML file of your own and run `specscope serve nope --recipes FILE`"
+    )
     nothing = _run(cwd=tmp_path)
     assert nothing.returncode == 2 and "no recipe given" in nothing.stderr

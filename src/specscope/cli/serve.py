@@ -287,7 +287,7 @@ def register(app: typer.Typer) -> None:
             return
         if recipe is None:
             raise ConfigError("no recipe given", found="nothing", expected=USAGE, fix=LIST_FIX)
-        r = book.get(recipe)
+        r = book.get(recipe, "RECIPE")
         if print_only:
             argv = (
                 docker_argv(r, port=port, container_name=f"specscope-{recipe}-{port}")

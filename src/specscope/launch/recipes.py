@@ -273,10 +273,10 @@ class RecipeBook(BaseModel):
     source: str
     recipes: dict[str, Recipe]
 
-    def get(self, name: str) -> Recipe:
+    def get(self, name: str, flag: str = "--configs") -> Recipe:
         """The recipe called ``name``; ``NAME-kK`` is speculative recipe ``NAME`` with ``num_speculative_tokens``
-        K in ``--speculative-config`` (the k axis, :mod:`specscope.kaxis`). Raises ConfigError naming the known
-        recipes when absent."""
+        K in ``--speculative-config`` (the k axis, :mod:`specscope.kaxis`). Raises ConfigError (``invalid value for
+        FLAG``, ``flag`` the option or argument that named it) naming the known recipes when absent."""
         base, k = split_k_name(name)
         if name not in self.recipes and k is not None and base in self.recipes:
             recipe = self.recipes[base]
@@ -285,9 +285,9 @@ class RecipeBook(BaseModel):
         try:
             return self.recipes[name]
         except KeyError:
-            raise self._unknown(name) from None
+            raise self._unknown(name, flag) from None
 
-    def _unknown(self, name: str) -> ConfigError:
+    def _unknown(self, name: str, flag: str) -> ConfigError:
         """The error for a recipe the file lacks: its recipes, the close matches to ``name`` first; the fix runs the
         closest one, and adds a recipe in a file of the user's own (``--recipes FILE``), never in the installed
         package's file."""
@@ -303,7 +303,7 @@ class RecipeBook(BaseModel):
         else:
             add = f"add [recipes.{name}] to {self.source}"
         return ConfigError(
-            f"unknown recipe {name!r}",
+            f"invalid value for {flag}",
             found=name,
             expected=f"a recipe of the file{' (closest first)' if close else ''}: {', '.join(known)}"
             if known
