@@ -62,3 +62,10 @@ def test_bench_help_states_the_quick_profile_that_runs(tmp_path, capsys, monkeyp
     assert "configs base, ngram-k8, draft and the A/A control" in flat
     assert "workloads prose, code, repeat, concurrency 1, 4 repeats, 48 tokens per request" in flat
     assert "concurrency 1 and 2" not in flat
+
+
+def test_configs_help_names_the_k_form_the_default_runs(tmp_path, capsys, monkeypatch):
+    """The quick profile runs `ngram-k8`, but --configs' help listed only base, ngram, draft, ... (fresh user)."""
+    _, out, _ = cli(["bench", "--help"], capsys, monkeypatch, tmp_path)
+    flat = " ".join(out.replace("│", " ").split())
+    assert "NAME-kK, e.g. ngram-k8" in flat
