@@ -52,3 +52,20 @@ def test_bench_baseline_help_states_the_default_rule():
     )
     assert BenchOptions(configs=("mtp", "my-base")).baseline_config() == "my-base"
     assert BenchOptions(configs=("vanilla", "mtp")).baseline_config() == "vanilla"
+
+
+def test_bench_help_states_the_quick_profile_that_runs(tmp_path, capsys, monkeypatch):
+    """`bench --help` said the quick profile was "base, ngram, draft ... prose, code, edit, concurrency 1 and 2"
+    while it runs base, ngram-k8, draft x prose, code, repeat at N=1 (`bench --print-run-file`)."""
+    _, out, _ = cli(["bench", "--help"], capsys, monkeypatch, tmp_path)
+    flat = " ".join(out.replace("│", " ").split())
+    assert "configs base, ngram-k8, draft and the A/A control" in flat
+    assert "workloads prose, code, repeat, concurrency 1, 4 repeats, 48 tokens per request" in flat
+    assert "concurrency 1 and 2" not in flat
+
+
+def test_configs_help_names_the_k_form_the_default_runs(tmp_path, capsys, monkeypatch):
+    """The quick profile runs `ngram-k8`, but --configs' help listed only base, ngram, draft, ... (fresh user)."""
+    _, out, _ = cli(["bench", "--help"], capsys, monkeypatch, tmp_path)
+    flat = " ".join(out.replace("│", " ").split())
+    assert "NAME-kK, e.g. ngram-k8" in flat

@@ -323,3 +323,17 @@ def test_an_undetermined_mix_candidate_says_why():
     (m,) = [c for c in lv.candidates if c.config == "mtp"]
     assert (m.rounds, m.low, m.high, m.verdict) == (1, None, None, "undetermined")
     assert m.why == "1 paired round: a verdict needs at least 2 (run more repeats)"
+
+
+def test_an_empty_picks_table_says_why_it_is_empty():
+    """A run with no paired round (its only base cell CLIENT_LIMITED) printed "Every candidate on the mix, per
+    level" over nothing, a title with no row and no note (fresh-user finding); each empty table now says why."""
+    from specscope.report.advice import choices_tables
+    from specscope.stats.choices import Choices
+
+    picks, candidates, *_ = choices_tables(Choices("base", {"repeat": 1.0}, (), None))
+    reason = "None: no level has a paired round on every workload of the mix."
+    assert not picks.rows and picks.note.startswith(reason)
+    assert not candidates.rows and candidates.note == reason
+    slo = Choices("base", {"repeat": 1.0}, (), None, no_pick="no config meets the TTFT SLO")
+    assert choices_tables(slo)[1].note == "None: no config meets the TTFT SLO."

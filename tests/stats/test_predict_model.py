@@ -269,3 +269,17 @@ def test_a_drafter_that_drafts_on_few_steps_is_projected_with_that_fraction():
         for n in p.notes
     ), p.notes
     assert any(n.startswith("ngram/edit: drafted on 1.2% of its verify steps") for n in p.notes)
+
+
+def test_a_degraded_baseline_says_measure_again_not_add_the_base_config():
+    """A run with base at N=1 whose only base cell was degraded (CLIENT_LIMITED on a busy machine) was told to
+    "bench with --max-concurrency 1 and the base config", which it had done (fresh-user finding)."""
+    cells = [
+        cell("base", "repeat", 1, 0, 5.6, status="degraded", reasons=("CLIENT_LIMITED(loop lag p99 12.3 ms)",)),
+        cell("ngram-k8", "repeat", 1, 0, 17.1),
+    ]
+    with pytest.raises(ConfigError) as e:
+        predict_run(cells, target_bytes=1e8)
+    assert "repeat r0 degraded: CLIENT_LIMITED" in str(e.value.found)
+    assert e.value.fix is not None and "specscope bench --like RUN" in e.value.fix
+    assert "--max-concurrency 1 and the base config" not in e.value.fix

@@ -303,7 +303,8 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "matrix",
         "names",
         "Configs to compare, comma-separated or repeated (embedded: base, ngram, "
-        "draft, draft-ngram, self-draft, synth; vllm: recipe names).",
+        "draft, draft-ngram, self-draft, synth, or a speculative one at draft length K as NAME-kK, e.g. ngram-k8; "
+        "vllm: recipe names).",
         "A,B",
         aliases=("--config",),
         effective=lambda o: list(o.configs),

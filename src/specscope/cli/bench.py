@@ -17,6 +17,7 @@ import typer
 
 from specscope.bench.spec import BENCH_SPEC, GROUPS, Opt
 from specscope.cli.vocab import VocabCommand
+from specscope.config import PROFILES
 from specscope.textsafe import shell_word
 
 __all__ = ["EXAMPLES", "bench_command", "register"]
@@ -39,11 +40,16 @@ EXAMPLES = """Examples:
   specscope bench --profile card --print-run-file > card.toml; specscope bench --run-file card.toml
 """
 
-HELP = """Run configs x workloads x concurrency levels x shuffled repeats and print the report.
+_QUICK = PROFILES["quick"]
 
-With no options: the quick profile on the embedded llama.cpp engine (SmolLM2-135M, no GPU): configs base, ngram,
-draft and the A/A control, workloads prose, code, edit, concurrency 1 and 2. Every cell is committed to a run
-folder (printed first) that --resume finishes and --like repeats.
+# The quick profile's shape is read from the profile itself, so the help cannot drift from what runs.
+HELP = f"""Run configs x workloads x concurrency levels x shuffled repeats and print the report.
+
+With no options: the quick profile on the embedded llama.cpp engine (SmolLM2-135M, no GPU): configs
+{", ".join(_QUICK["configs"])}{" and the A/A control" if _QUICK.get("aa") else ""}, workloads
+{", ".join(_QUICK["workloads"])}, concurrency {", ".join(str(n) for n in _QUICK["levels"])},
+{_QUICK["repeats"]} repeats, {_QUICK["max_tokens"]} tokens per request. Every cell is committed to a run folder
+(printed first) that --resume finishes and --like repeats.
 
 Exit codes: 0 done (failed cells are listed in the report); 1 done, but a config has no ok or degraded cell (every
 one failed or crashed; the run folder and report are still written), or the report raises an alarm for a draft

@@ -272,6 +272,11 @@ def _pick_row(lv: LevelChoice, label: Cell, k: int | None) -> list[Cell]:
     ]
 
 
+def no_pick_reason(c: Choices) -> str:
+    """Why no level has a pick: the choice's own reason, else the usual one (no paired round on every workload)."""
+    return c.no_pick or "no level has a paired round on every workload of the mix"
+
+
 def choices_tables(
     choices: Choices, ks: Mapping[str, int | None] | None = None, axis: LevelAxis | None = None
 ) -> list[Table]:
@@ -293,12 +298,15 @@ def choices_tables(
         Column("why"),
         Column("per workload"),
     ]
+    # a table with no rows prints its title and note only: the note says why it is empty
+    none = "" if choices.levels else f"None: {no_pick_reason(choices)}. "
     picks = Table(
         "choices",
         f"Picks vs {choices.baseline} for the mix {mix}",
         cols,
         rows,
-        "Mix speedup: the token-weighted rate over the baseline's (harmonic in the shares), per round, with its 95% "
+        none
+        + "Mix speedup: the token-weighted rate over the baseline's (harmonic in the shares), per round, with its 95% "
         "t-interval on log ratios; a pick must be faster than the baseline by the comparisons' rule. Overall: the "
         "same time at each level, averaged on tok/s.",
     )
@@ -328,6 +336,7 @@ def choices_tables(
             Column("eligible"),
         ],
         cand_rows,
+        none.strip(),
     )
     return [picks, candidates, *_level_mix_tables(choices), *_unjudged_tables(choices, axis)]
 
@@ -485,7 +494,7 @@ def advice_section(adv: Advice) -> Section:
     lines += flip_lines(c, adv.crossovers, axis)
     notes = [*c.notes, *adv.notes, *cold_start_notes(adv.judgement)]  # the rounds the picks leave out, as report
     if not c.levels:
-        notes.append(f"no recommendation: {c.no_pick or 'no level has a paired round on every workload of the mix'}")
+        notes.append(f"no recommendation: {no_pick_reason(c)}")
     return Section(
         "advice",
         f"Advice vs {adv.baseline} (min effect {adv.judgement.min_effect:.1%})",

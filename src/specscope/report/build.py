@@ -52,6 +52,7 @@ from specscope.store import Run, open_run
 from specscope.store.manifest import RunManifest, manifest_record
 from specscope.store.run import DB_NAME, GATE_RESULT_NAME
 from specscope.textsafe import shell_word
+from specscope.workload.packs import REPEAT_MAX_TOKENS
 
 __all__ = [
     "RunData",
@@ -199,6 +200,8 @@ def run_table(data: RunData) -> Table:
     stored_keys = [(c.config, c.workload, c.concurrency) for c in data.cells]
     workloads = ", ".join(f"{w} ({p.form or ''})" for w, p in packs.items())
     workloads = workloads or ", ".join(dict.fromkeys(c.workload for c in data.cells))  # imported: no pack
+    # the repeat pack sends its own answer length in place of --max-tokens: said, so 16 is not read as its length
+    own = f" (repeat: {REPEAT_MAX_TOKENS}, its own length)" if "repeat" in packs else ""
     rows = [
         ("engine", shown(manifest.engine)),
         ("model", _models(data.server_facts)),
@@ -206,7 +209,7 @@ def run_table(data: RunData) -> Table:
         ("baseline", shown(manifest.baseline)),
         ("workloads", workloads or units.DASH),
         ("levels x repeats", _levels_repeats(opts, list(Counter(stored_keys).values()))),
-        ("max_tokens / temperature", f"{shown(opts.max_tokens)} / {shown(opts.temperature)}"),
+        ("max_tokens / temperature", f"{shown(opts.max_tokens)}{own} / {shown(opts.temperature)}"),
         ("prefix cache", str(opts.prefix_cache or "allow")),
         ("cells", progress),
         ("machine", units.DASH if machine is None else f"{machine.cpu or ''} ({shown(cores)} cores)".strip()),

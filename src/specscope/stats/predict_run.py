@@ -425,7 +425,11 @@ def predict_run(
             if unusable
             else sorted({c.config for c in cells}) or "no concurrency-1 cells",
             expected=f"{baseline} at concurrency 1",
-            fix="bench with --max-concurrency 1 and the base config",
+            # the cells are there but none is ok: measuring them again helps, not a different matrix
+            fix="measure again on a quieter machine (a run like this one: specscope bench --like RUN); a degraded "
+            "or failed cell enters no figure"
+            if unusable
+            else f"bench with --max-concurrency 1 and the {baseline!r} config",
         )
     plain = {baseline, baseline + AA_SUFFIX, baseline + SENTINEL_SUFFIX}  # the baseline and its controls: no draft
     if all(cfg in plain for cfg, _ in rates):
