@@ -72,7 +72,9 @@ def test_blocks_run_whose_drift_the_sentinels_confirm_is_undetermined_in_report_
     assert [a["code"] for a in report["alarms"]] == [a["code"] for a in advice["alarms"]] == ["DRIFT"]
     text = " ".join(_cli("advise", run, "--mix", "prose=1").stdout.split())
     assert "overall: base; no config is faster than the baseline (mtp: undetermined 1.03x" in text
-    assert "ALARM DRIFT (base): drift: baseline tok/s moved +0.8 %" in text
+    assert (
+        "ALARM DRIFT (base): drift: baseline tok/s per request (at one prompt and answer length) moved +0.8 %" in text
+    )
 
 
 # a published comparison: three methods at 1, 2 and 4 streams, one measurement per cell (tok/s)

@@ -56,8 +56,9 @@ def test_comparisons_explain_every_verdict_with_numbers():
     # the baseline's own cells hold still (10.0): no drift, and the A/A cells' -2 % does not make one
     notes, alarms = drift_notes(j)
     assert notes == [
-        "drift: baseline tok/s moved +0.0 % between the early and the late half of the run after warm-up (largest on "
-        "prose at N=1; 3 baseline cells; not shown by the A/A or sentinel cells, so not used to judge)"
+        "drift: baseline tok/s per request (at one prompt and answer length) moved +0.0 % between the early and the "
+        "late half of the run after warm-up (largest on prose at N=1; 3 baseline cells; not shown by the A/A or "
+        "sentinel cells, so not used to judge)"
     ]
     assert alarms == []
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -10,6 +11,7 @@ from cellmaker import cell, timed
 from specscope.stats.judgement import judge
 from specscope.stats.noise import aa_floor, cold_starts, drift_check
 from specscope.stats.pairing import pair_by_time
+from specscope.stats.summary import CellSummary
 
 
 def test_cells_pair_with_the_baseline_cell_nearest_in_time_not_the_same_repeat():
@@ -151,3 +153,30 @@ def test_a_drift_note_tells_too_few_controls_from_none():
         "no A/A or sentinel cells to confirm it" in note
         and drift_check(cells, "base").of(("prose", 1)).control_cells == 0
     )
+
+
+def test_short_answers_in_early_rounds_are_no_drift():
+    """Rounds take other prompts: rounds 0-1 answered in 26 tokens, rounds 2-3 in 128, at the same TTFT 0.2 s and TPOT
+    10 ms. Aggregate tok/s reads 26 / 0.45 = 57.8 early and 128 / 1.47 = 87.1 late, a +50.7 % drift of a machine that
+    did not change (the quick profile's `repeat` showed +29.5 % so); per request at one prompt and answer length (the
+    mean: 77 tokens out, 100 in) every cell is 77 / (0.2 + 76 x 0.01) = 80.2 tok/s: no drift. A TPOT that really
+    grows (10 -> 12.5 ms) is still read, at the same reference request."""
+
+    def cell_(r: int, tokens: int, tpot_s: float) -> CellSummary:
+        t = 0.2 + (tokens - 1) * tpot_s
+        return cell(
+            "base", "prose", 1, r, tokens / t, output_tokens=tokens, duration_s=t, ttft_p50_s=0.2,
+            tpot_p50_s=tpot_s, prompt_tokens_mean=100.0, started_at_s=10.0 * r, ended_at_s=10.0 * r + t,
+        )  # fmt: skip
+
+    steady = [cell_(r, n, 0.010) for r, n in enumerate([26, 26, 128, 128])]
+    assert [round(c.output_tok_s or 0, 1) for c in steady] == [57.8, 57.8, 87.1, 87.1]
+    g = drift_check(steady, "base").of(("prose", 1))
+    assert g.metric == "request_tok_s" and g.drift == pytest.approx(0.0, abs=1e-12) and abs(g.slope_per_s) < 1e-12
+    slower = [cell_(r, n, s) for r, (n, s) in enumerate([(26, 0.010), (128, 0.010), (26, 0.0125), (128, 0.0125)])]
+    g = drift_check(slower, "base").of(("prose", 1))
+    assert g.drift == pytest.approx((0.2 + 76 * 0.010) / (0.2 + 76 * 0.0125) - 1.0)  # -16.5 %
+    # a cell without TPOT: the group falls back to the speed figure (aggregate tok/s), and says so
+    untimed = [*steady[:3], dataclasses.replace(steady[3], tpot_p50_s=None)]
+    g = drift_check(untimed, "base").of(("prose", 1))
+    assert g.metric == "output_tok_s" and g.drift == pytest.approx(87.1 / 57.8 - 1.0, rel=1e-3)

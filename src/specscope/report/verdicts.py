@@ -165,8 +165,7 @@ def drift_notes(j: Judgement) -> tuple[list[str], list[Alarm]]:
         if big.control_cells
         else "no A/A or sentinel cells to confirm it, so not used to judge"
     )
-    metrics = {c.metric for c in j.comparisons} - {"output_tok_s"}
-    figure = "tok/s" if not metrics else " / ".join(METRIC_WORDS.get(m, m) for m in sorted(metrics))
+    figure = big.figure
     note = (
         f"drift: baseline {figure} moved {big.drift * 100:+.1f} % between the early and the late half of the run "
         f"after warm-up (largest on {w} at {j.axis.label(n)}; {j.drift.cells} baseline cells; {shown})"

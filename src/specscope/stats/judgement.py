@@ -108,6 +108,7 @@ class Judgement:
                 "cells": self.drift.cells,
                 "control_drift": big.control_drift,
                 "confirmed": big.confirmed,
+                "metric": big.metric,
             },
             "drift_by_group": [
                 {
@@ -117,6 +118,7 @@ class Judgement:
                     "cells": g.cells,
                     "control_drift": g.control_drift,
                     "confirmed": g.confirmed,
+                    "metric": g.metric,
                 }
                 for g in self.drift.by_group
             ],

@@ -22,11 +22,15 @@
   Poisson schedule offers, a different load each round (not a cold engine), so the rate read there is decode tok/s
   (1 / TPOT p50, :func:`specscope.stats.groups.speed_value`), which no answer length changes either.
 * **Drift.** The baseline's ok cells of each workload x N after warm-up, in time order, early half against late
-  half: ``drift = mean(late) / mean(early) - 1`` (of the speed figure, signed), the figure the report prints; and the
-  trend ``slope`` of log tok/s over time (least squares, fraction per second). "tok/s" here and below is the cell's
-  speed figure for its load (:func:`specscope.stats.groups.speed_value`): aggregate output tok/s under a closed loop,
-  decode tok/s (1 / TPOT p50) under an open loop, where the output tok/s is the offered rate (a Poisson schedule's
-  next round offers a different load: not drift). The A/A control ``BASELINE-again``
+  half: ``drift = mean(late) / mean(early) - 1`` (of the rate below, signed), the figure the report prints; and the
+  trend ``slope`` of log tok/s over time (least squares, fraction per second). The rate is the cold-start rule's, for
+  the same reason (each round takes other prompts, whose answers end at other lengths: a machine that did not change
+  must not read as drift): tok/s per request ``T / (TTFT_d x P / P_d + (T - 1) x TPOT_d)`` at one reference request
+  of the group, ``P`` and ``T`` the mean prompt tokens and output tokens per ok stream of the baseline's cells there;
+  the A/A and sentinel cells are read at the same reference. Where a cell lacks TTFT or TPOT, and under an open loop,
+  it is the cell's speed figure for its load (:func:`specscope.stats.groups.speed_value`): aggregate output tok/s
+  under a closed loop, decode tok/s (1 / TPOT p50) under an open loop, where the output tok/s is the offered rate (a
+  Poisson schedule's next round offers a different load: not drift). The A/A control ``BASELINE-again``
   and the sentinel cells ``BASELINE~sentinel`` are further baseline measurements on their own schedule: their drift,
   computed the same way, **confirms** the baseline's when it has the same sign and at least half its size. A drift
   they do not show is the baseline server's own (a warm-up the cold-start rule did not catch, one outlier) and is
@@ -184,7 +188,8 @@ class GroupDrift:
     trend ``slope_per_s``, fraction per second) and the A/A and sentinel cells' (None without two of them);
     ``confirmed`` when they show it (module docstring); ``control_cells``: the A/A and sentinel cells the run has in
     this group, ok ones, cold starts included (so a note can tell "none" from "too few once the cold starts are left
-    out")."""
+    out"); ``metric``: the rate it was read on (:data:`COLD_METRIC_WORDS`, or the speed figure's
+    :data:`specscope.stats.groups.METRIC_WORDS` key where a cell lacks the per-request timing)."""
 
     group: Group
     drift: float
@@ -192,6 +197,14 @@ class GroupDrift:
     control_drift: float | None
     slope_per_s: float = 0.0
     control_cells: int = 0
+    metric: str = "request_tok_s"
+
+    @property
+    def figure(self) -> str:
+        """The rate in words, as a note names it."""
+        if self.metric == "request_tok_s":
+            return "tok/s per request (at one prompt and answer length)"
+        return "tok/s" if self.metric == "output_tok_s" else METRIC_WORDS.get(self.metric, self.metric)
 
     @property
     def confirmed(self) -> bool:
@@ -236,13 +249,36 @@ def _slope_per_s(points: Sequence[tuple[float, float]]) -> float:
     return float(np.polyfit(t - t[0], np.log([p[1] for p in points]), 1)[0])
 
 
+def _fixed_request(cells: Sequence[CellSummary]) -> tuple[float | None, float] | None:
+    """The group's reference request of the drift (module docstring): the baseline cells' mean prompt tokens (None
+    when a cell does not say) and mean output tokens per ok stream; None when a cell lacks TTFT, TPOT or ok streams,
+    or the load is an open loop (then the speed figure is read)."""
+    if speed_metric(cells) == "decode_tok_s":
+        return None
+    if any(c.ttft_p50_s is None or c.tpot_p50_s is None or not c.streams_ok for c in cells):
+        return None
+    prompts = [c.prompt_tokens_mean for c in cells]
+    prompt = None if None in prompts else float(np.mean([p or 0.0 for p in prompts]))
+    return prompt, float(np.mean([c.rated_output_tokens / c.streams_ok for c in cells]))
+
+
+def _drift_values(cells: Sequence[CellSummary], ref: tuple[float | None, float] | None) -> tuple[list[float], str]:
+    """Each cell's rate for the drift and which (module docstring): tok/s per request at the reference request
+    ``ref`` (:func:`_request_rate`), else the cell's speed figure (:func:`speed_value`) for every cell."""
+    if ref is not None:
+        rates = [_request_rate(c, ref[0], ref[1]) for c in cells]
+        if None not in rates:
+            return [r or 0.0 for r in rates], "request_tok_s"
+    return [speed_value(c) or 0.0 for c in cells], speed_metric(list(cells))
+
+
 def drift_check(cells: Sequence[CellSummary], baseline: str, cold: Sequence[ColdStart] = ()) -> DriftCheck:
     """The drift of ``baseline``'s ok cells per workload x N, cold starts left out, with the A/A and sentinel cells'
-    drift beside it (module docstring)."""
+    drift beside it, each read at the baseline cells' own reference request (module docstring)."""
     left_out = {c.key for c in cold}
     controls = {baseline + AA_SUFFIX, baseline + SENTINEL_SUFFIX}
-    base: dict[Group, list[tuple[float, float]]] = {}
-    ctl: dict[Group, list[float]] = {}
+    base: dict[Group, list[CellSummary]] = {}
+    ctl: dict[Group, list[CellSummary]] = {}
     ctl_seen: dict[Group, int] = {}
     for c in _timed_ok(cells):
         if c.config in controls:
@@ -250,16 +286,19 @@ def drift_check(cells: Sequence[CellSummary], baseline: str, cold: Sequence[Cold
         if (c.config, c.workload, c.concurrency, c.repeat) in left_out:
             continue
         if c.config == baseline:
-            base.setdefault((c.workload, c.concurrency), []).append((c.started_at_s or 0.0, speed_value(c) or 0.0))
+            base.setdefault((c.workload, c.concurrency), []).append(c)
         elif c.config in controls:
-            ctl.setdefault((c.workload, c.concurrency), []).append(speed_value(c) or 0.0)
+            ctl.setdefault((c.workload, c.concurrency), []).append(c)
     out = []
-    for g, points in base.items():
-        d = _halves_drift([v for _, v in points])
+    for g, mine in base.items():
+        ref = _fixed_request(mine)
+        values, metric = _drift_values(mine, ref)
+        d = _halves_drift(values)
         if d is not None:
-            out.append(
-                GroupDrift(g, d, len(points), _halves_drift(ctl.get(g, [])), _slope_per_s(points), ctl_seen.get(g, 0))
-            )
+            points = [(c.started_at_s or 0.0, v) for c, v in zip(mine, values, strict=True)]
+            theirs = ctl.get(g, [])
+            control = _halves_drift(_drift_values(theirs, ref)[0]) if theirs else None
+            out.append(GroupDrift(g, d, len(points), control, _slope_per_s(points), ctl_seen.get(g, 0), metric))
     return DriftCheck(tuple(out))
 
 
