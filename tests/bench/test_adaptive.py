@@ -42,15 +42,18 @@ def test_only_the_undecided_comparison_and_its_baseline_get_the_next_round():
     cells = []
     for r in range(2):
         cells += [cell("base", "edit", r, 10.0), cell("draft", "edit", r, 20.0 + r)]  # 2.0x, 2.1x: faster
-        cells += [cell("ngram", "edit", r, 10.0 + 2 * r)]  # 1.0 and 1.2: undetermined
+        cells += [cell("ngram", "edit", r, 11.0 + r)]  # 1.1 and 1.2: undetermined
         cells += [cell("base", "prose", r, 10.0), cell("draft", "prose", r, 10.0), cell("ngram", "prose", r, 10.0)]
     done = {CellKey(c.config, c.workload, c.concurrency, c.repeat) for c in cells}
     nxt = next_round(opts, cells, done)
     # draft on edit is faster after 2 rounds; prose 1.0 twice is equivalent: only ngram on edit goes on
     assert sorted(nxt) == [CellKey("base", "edit", 1, 2), CellKey("ngram", "edit", 1, 2)]
-    cells += [cell("base", "edit", 2, 10.0), cell("ngram", "edit", 2, 14.0)]
+    cells += [cell("base", "edit", 2, 10.0), cell("ngram", "edit", 2, 13.0)]
     done |= set(nxt)
-    nxt = next_round(opts, cells, done)  # 1.0 / 1.2 / 1.4: still across 1
+    # 1.1 / 1.2 / 1.3: still across 1, and not futile (4 rounds as steady could exclude it). These cells carry no
+    # TTFT / TPOT, so no round is a cold start (stats/noise.py): 1.0 / 1.2 / 1.4 was once read on 2 rounds (round 0
+    # a cold start on tok/s) and is futile on 3
+    nxt = next_round(opts, cells, done)
     assert sorted(nxt) == [CellKey("base", "edit", 1, 3), CellKey("ngram", "edit", 1, 3)]
     # at max_repeats nothing more is asked
     cells += [cell("base", "edit", 3, 10.0), cell("ngram", "edit", 3, 10.0)]

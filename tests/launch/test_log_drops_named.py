@@ -113,12 +113,15 @@ def test_llamacpp_per_position_list_with_an_exponent_is_named(tmp_path, capsys, 
     reading = json.loads(out)["engine_logs"][0]
     assert reading["warnings"] == [
         "LOG_LINE_UNREADABLE(line 1: acceptance rate per position '0.805, 1e-1, 0.483' is not a number as the "
-        "engine prints it (fixed-point digits); the line gives no statistic)",
+        "engine prints it (fixed-point digits); only the per-position rates are absent, the line's other figures are "
+        "read)",
         "LOG_LINE_UNREADABLE(line 3: acc per pos '0.800, 6e-1, 0.400' is not a number as the engine prints it "
         "(fixed-point digits); the line gives no statistic)",
     ]
-    (stat,) = reading["stats"]  # line 2's request, its counts kept and its per-position rates absent
-    assert (stat["line_number"], stat["accepted_tokens"], stat["per_position"]) == (2, 150, [])
+    # both requests, their counts kept and their per-position rates absent (line 1's own list unreadable; line 2's
+    # trace line, line 3, unreadable)
+    got = [(s["line_number"], s["accepted_tokens"], s["per_position"]) for s in reading["stats"]]
+    assert got == [(1, 167, []), (2, 150, [])]
 
 
 def test_vllm_stats_line_not_printed_its_way_is_named(tmp_path, capsys, monkeypatch):
