@@ -49,7 +49,9 @@ class _Answer(BaseModel):
 class ModelEntry(_Answer):
     """One served model: its id and, from vLLM, the context one request may fill (tokens)."""
 
-    id: str
+    #: no empty name: requests would name the model "" (refused as "model name is empty" only at the first cell,
+    #: after the run folder was made; issue 37)
+    id: str = Field(min_length=1)
     max_model_len: int | None = Field(default=None, gt=0, le=INT_BOUND - 1)
     #: the fields whose value was not understood, named (``MODEL_FIELD_UNREADABLE(max_model_len=inf)``): each such
     #: fact is absent, the entry (its id) is still read
