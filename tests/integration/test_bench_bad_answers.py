@@ -353,7 +353,7 @@ def test_an_empty_model_id_is_refused_before_the_run_folder_is_made(tmp_path):
     assert "Traceback" not in res.stderr
     assert (
         "error: the server's answer to GET /v1/models is not what it should be (data.0.id: String should have at "
-        "least 1 character); found: '{\"object\": \"list\", \"data\": [{\"id\": \"\"}]}'; expected: JSON of the "
+        'least 1 character); found: \'{"object": "list", "data": [{"id": ""}]}\'; expected: JSON of the '
         "ModelsAnswer shape (data)" in res.stderr
     )
     assert sorted(p.name for p in out.iterdir()) == ["kept.txt"]  # no run folder left behind
