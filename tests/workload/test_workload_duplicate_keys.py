@@ -52,7 +52,12 @@ def test_a_key_twice_in_a_nested_object_is_refused_too(tmp_path: Path) -> None:
 
 def test_a_json_array_file_and_an_inputs_json_are_refused(tmp_path: Path) -> None:
     array = f'[\n{{"prompt": "ok"}},\n{{"messages":{_A},"messages":{_B}}}\n]\n'
-    assert f"p.json: a key twice in one object (`messages`); {_FOUND}" in _refusal(tmp_path, "p.json", array)
+    one = _refusal(tmp_path, "p.json", array)
+    assert one.endswith(f"p.json item 2 (line 3): a key twice in one object (`messages`); {_FOUND}")
+    nested = '[{"prompt": "ok"}, {"prompt": "x", "extra": {"k": 1, "k": 2}}]'  # one line; the second item
+    assert 'p.json item 2 (line 1): a key twice in one object (`k`); found: "k" is 1, then again 2;' in _refusal(
+        tmp_path, "p.json", nested
+    )
     inputs = {"data": [{"session_id": "s", "payloads": [{"messages": [{"role": "user", "content": "a"}]}]}]}
     text = json.dumps(inputs).replace('"payloads"', '"max_tokens": 3, "max_tokens": 4, "payloads"')
     one = _refusal(tmp_path, "inputs.json", text)

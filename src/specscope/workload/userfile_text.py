@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -172,20 +174,21 @@ def refuse_synthetic_config(path: Path, text: str) -> None:
         raise bad_row(str(path), SYNTHETIC_REFUSAL[0], "a prompt or messages per row", SYNTHETIC_REFUSAL[1])
 
 
-def loads(text: str, where: str) -> Any:
+def loads(text: str, where: str | Callable[[], str]) -> Any:
     """``text`` as one JSON value, an integer literal of more than :data:`MAX_INT_DIGITS` digits kept as text: the one
     reader of a workload file's JSON (a line, or the whole file).
 
     Raises:
         json.JSONDecodeError: not one JSON value; its ``msg`` is :data:`specscope.strictjson.NESTED` for nesting
             deeper than the parser goes (RecursionError, raised as is where a key twice came before the depth).
-        ConfigError: one JSON value with a key twice in an object, at ``where`` (:func:`key_twice`).
+        ConfigError: one JSON value with a key twice in an object, at ``where`` (:func:`key_twice`; a callable:
+            asked then, where finding the place costs a second reading).
     """
     try:
         return strictjson.loads(text, unique_keys=True, parse_int=_parse_int)
     except strictjson.DuplicateKey as exc:
         json.loads(text, parse_int=_parse_int)  # not one value (JSON Lines): each line is read, and refused, alone
-        raise key_twice(where, exc) from None
+        raise key_twice(where if isinstance(where, str) else where(), exc) from None
 
 
 def _first_line(path: Path | str, text: str) -> str:
@@ -243,7 +246,7 @@ def array_items(path: Path, text: str) -> list[Any] | None:
         except (json.JSONDecodeError, RecursionError):
             pass
     try:
-        doc = loads(body, _where(path, text))
+        doc = loads(body, lambda: _item_where(path, text))
     except json.JSONDecodeError as exc:
         if exc.msg == strictjson.NESTED:
             raise bad_row(f"{path}:1", "JSON nested deeper than the parser allows", "a JSON array of records") from None
@@ -253,6 +256,28 @@ def array_items(path: Path, text: str) -> list[Any] | None:
     except RecursionError:
         raise bad_row(f"{path}:1", "JSON nested deeper than the parser allows", "a JSON array of records") from None
     return doc if isinstance(doc, list) else None
+
+
+_BETWEEN_ITEMS = re.compile(r"[ \t\n\r,]*")
+
+
+def _item_where(path: Path, text: str) -> str:
+    """``FILE item N (line L)``: the first item of the JSON array ``text`` (valid JSON) that holds a key twice in an
+    object, and the line it starts on; ``FILE`` when none is found (the array itself is no item)."""
+    decoder = json.JSONDecoder(parse_int=_parse_int)
+    pos = len(text) - len(text.lstrip()) + 1  # past the "["
+    for no in itertools.count(1):
+        pos = _BETWEEN_ITEMS.match(text, pos).end()  # type: ignore[union-attr]  # matches the empty string
+        if pos >= len(text) or text[pos] == "]":
+            break
+        _, end = decoder.raw_decode(text, pos)
+        try:
+            strictjson.loads(text[pos:end], unique_keys=True, parse_int=_parse_int)
+        except strictjson.DuplicateKey:
+            line = text.count("\n", 0, pos) + 1
+            return f"{path} item {no} (line {line})"
+        pos = end
+    return str(path)
 
 
 #: record fields whose value is a list inside one row (a chat, turns, AIPerf texts / media, a trace's hash_ids): a
