@@ -192,6 +192,8 @@ def test_start_up_metrics_that_stay_json_of_no_engine_are_refused_naming_that(tm
         {"garbage_status": 503},  # a busy proxy's 503 page: asked again as a 200 page is
         {"garbage_body": {"/tokenize": '{"count": 100000000000000000000000000}'}},  # 1e26: no token count
         {"garbage_body": {"/tokenize": '{"count": 1e400}'}},
+        {"garbage_body": {"/tokenize": '{"count": "7"}'}},  # a string: read as 7 by pydantic's lax int (2026-12-07)
+        {"garbage_body": {"/tokenize": '{"count": true}'}},  # a boolean: read as 1
     ],
 )
 def test_one_bad_tokenize_answer_is_asked_again_and_the_run_finishes(tmp_path, bad):
