@@ -24,7 +24,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["dumps_strict", "loads", "lone_surrogate", "NON_FINITE_KEY", "finite_or_none", "DuplicateKey"]
+__all__ = ["dumps_strict", "loads", "lone_surrogate", "NON_FINITE_KEY", "finite_or_none", "DuplicateKey", "NESTED"]
+
+#: the ``msg`` of the ``json.JSONDecodeError`` :func:`loads` raises for JSON nested past the parser's depth
+NESTED = "nested too deep"
 
 
 class DuplicateKey(Exception):
@@ -46,17 +49,18 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def loads(text: str | bytes, *, unique_keys: bool = False) -> Any:
-    """``json.loads(text)``; nesting past the parser's depth ("nested too deep") and an integer of more digits than
-    Python converts ("an integer of too many digits") are a ``json.JSONDecodeError`` like any malformed JSON. With
-    ``unique_keys`` an object holding a key twice raises :class:`DuplicateKey` (its first and its second value)."""
+def loads(text: str | bytes, *, unique_keys: bool = False, parse_int: Callable[[str], Any] | None = None) -> Any:
+    """``json.loads(text, parse_int=parse_int)``; nesting past the parser's depth (:data:`NESTED`) and an integer of
+    more digits than Python converts ("an integer of too many digits") are a ``json.JSONDecodeError`` like any
+    malformed JSON. With ``unique_keys`` an object holding a key twice raises :class:`DuplicateKey` (its first and its
+    second value)."""
     try:
-        return json.loads(text, object_pairs_hook=_unique) if unique_keys else json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique if unique_keys else None, parse_int=parse_int)
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise
     except (RecursionError, ValueError) as exc:
         doc = text if isinstance(text, str) else text.decode("utf-8", "replace")
-        what = "nested too deep" if isinstance(exc, RecursionError) else "an integer of too many digits"
+        what = NESTED if isinstance(exc, RecursionError) else "an integer of too many digits"
         raise json.JSONDecodeError(what, doc[:100], 0) from None
 
 

@@ -192,6 +192,8 @@ def test_start_up_metrics_that_stay_json_of_no_engine_are_refused_naming_that(tm
         {"garbage_status": 503},  # a busy proxy's 503 page: asked again as a 200 page is
         {"garbage_body": {"/tokenize": '{"count": 100000000000000000000000000}'}},  # 1e26: no token count
         {"garbage_body": {"/tokenize": '{"count": 1e400}'}},
+        {"garbage_body": {"/tokenize": '{"count": "7"}'}},  # a string: read as 7 by pydantic's lax int (2026-12-07)
+        {"garbage_body": {"/tokenize": '{"count": true}'}},  # a boolean: read as 1
     ],
 )
 def test_one_bad_tokenize_answer_is_asked_again_and_the_run_finishes(tmp_path, bad):
@@ -332,3 +334,28 @@ def test_a_replica_scrape_of_the_other_kind_than_its_first_is_the_cell_unreadabl
         ("METRICS_UNREADABLE(after)",),
     ]
     assert [c.counters is None for c in cells] == [False, True, True]
+
+
+def test_an_empty_model_id_is_refused_before_the_run_folder_is_made(tmp_path):
+    # 2026-12-07: GET /v1/models answering {"data": [{"id": ""}]} on every try was refused ("model name is empty",
+    # exit 2) only after the run folder was made: an empty run folder was left behind under --out
+    body = '{"object": "list", "data": [{"id": ""}]}'
+    script = TruthScript(
+        default=PLAN, serve_models=True, garbage={"/v1/models": list(range(20))}, garbage_body={"/v1/models": body}
+    )
+    out = tmp_path / "runs"
+    out.mkdir()
+    (out / "kept.txt").write_text("the user's")
+    with TruthServer(script) as ts:
+        args = ["bench", "--server", f"x={ts.base_url}", "--workload", f"mine={_prompts(tmp_path)}"]
+        args += ["--max-concurrency", "1", "--repeats", "1", "--max-tokens", "6", "--out", str(out)]
+        res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=HANG_S)
+        log = ts.served()
+    assert res.returncode == 2 and log == [], res.stderr[-1500:]
+    assert "Traceback" not in res.stderr
+    assert (
+        "error: the server's answer to GET /v1/models is not what it should be (data.0.id: String should have at "
+        'least 1 character); found: \'{"object": "list", "data": [{"id": ""}]}\'; expected: JSON of the '
+        "ModelsAnswer shape (data)" in res.stderr
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["kept.txt"]  # no run folder left behind

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import httpx
 
-from specscope.errors import ServerUnreachable
+from specscope.errors import ServerError, ServerUnreachable
 from specscope.gate.model import ProbeOutput
 from specscope.redact import remember_secret
 from specscope.values import check_api_key
@@ -101,6 +101,7 @@ class HttpxChat(AbstractContextManager["HttpxChat"]):
         Raises:
             ServerUnreachable: nothing answers, the answer has no model, or the server has no chat endpoint.
         """
+        from specscope.seam.answers import ModelsAnswer, read_answer
         from specscope.targets.servers import served_model_name
 
         url = base_url.rstrip("/") + "/v1/models"
@@ -109,9 +110,16 @@ class HttpxChat(AbstractContextManager["HttpxChat"]):
             if r.status_code == 404 and self._serves_chat(base_url):
                 return served_model_name([])
             r.raise_for_status()
-            data = r.json().get("data") or []
-            return str(data[0]["id"])
-        except (httpx.HTTPError, ValueError, KeyError, IndexError, AttributeError) as exc:
+            # the one reading of the answer, as bench's: an id "" or 7 is no name (a bare r.json() sent "" or "7")
+            return read_answer(ModelsAnswer, r.content, path="GET /v1/models", fix="").data[0].id
+        except ServerError as exc:
+            raise ServerUnreachable(
+                "no OpenAI-compatible server answered",
+                found=f"GET {url}: {exc.message}: {exc.found}",
+                expected="HTTP 200 with a model list",
+                fix="check --server (e.g. http://127.0.0.1:8000) and that it is up",
+            ) from None
+        except (httpx.HTTPError, IndexError) as exc:
             raise ServerUnreachable(
                 # httpx's status errors carry a second "For more information" line: keep the error to one line
                 "no OpenAI-compatible server answered",

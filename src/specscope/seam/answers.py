@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, model_validator
 
 from specscope.errors import ServerError
 from specscope.records import INT_BOUND
@@ -49,7 +49,9 @@ class _Answer(BaseModel):
 class ModelEntry(_Answer):
     """One served model: its id and, from vLLM, the context one request may fill (tokens)."""
 
-    id: str
+    #: no empty name: requests would name the model "" (refused as "model name is empty" only at the first cell,
+    #: after the run folder was made; issue 37)
+    id: str = Field(min_length=1)
     max_model_len: int | None = Field(default=None, gt=0, le=INT_BOUND - 1)
     #: the fields whose value was not understood, named (``MODEL_FIELD_UNREADABLE(max_model_len=inf)``): each such
     #: fact is absent, the entry (its id) is still read
@@ -80,13 +82,14 @@ class ModelsAnswer(_Answer):
 class TokenCount(_Answer):
     """vLLM's ``POST /tokenize``: the prompt's length (tokens)."""
 
-    count: int = Field(ge=0, le=INT_BOUND - 1)  # past the records' bound is no count (10^26: a bad answer)
+    #: a JSON integer: "7", true and 7.0 are no count (pydantic's lax int read them as 7, 1 and 7; issue 37)
+    count: StrictInt = Field(ge=0, le=INT_BOUND - 1)  # past the records' bound is no count (10^26: a bad answer)
 
 
 class TokenIds(_Answer):
     """``POST /tokenize`` as llama.cpp's server answers it: the token ids (or vLLM's, which also has them)."""
 
-    tokens: list[int]
+    tokens: list[StrictInt]  # JSON integers, as count
 
 
 class DetokenizeAnswer(_Answer):

@@ -80,6 +80,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from specscope import strictjson
 from specscope.errors import ConfigError
 from specscope.readfile import FileKind, read_user_file
 from specscope.values import article, check_name
@@ -454,8 +455,10 @@ def _prompt(name: str, path: Path, no: int, line: str, record: Callable[..., Pro
             refuse_json_scalar(where, stripped)
         return _text_prompt(name, no, line)
     try:
-        parsed = loads(stripped)
+        parsed = loads(stripped, where)
     except json.JSONDecodeError as exc:
+        if exc.msg == strictjson.NESTED:
+            raise _bad(where, "JSON nested deeper than the parser allows", "a flat JSON object per line") from None
         raise _bad(where, f"invalid JSON ({exc.msg} at column {exc.colno})", "one JSON object per line") from None
     except RecursionError:
         raise _bad(where, "JSON nested deeper than the parser allows", "a flat JSON object per line") from None

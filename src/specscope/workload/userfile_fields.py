@@ -16,7 +16,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from specscope import strictjson
 from specscope.errors import ConfigError
+from specscope.textsafe import clip
 from specscope.values import article
 from specscope.workload.census import (
     AIPERF_SINGLE_TURN_FIELDS,
@@ -104,6 +106,22 @@ def bad_row(where: str, what: str, expected: str, fix: str | None = None) -> Con
         f"{where}: {what}",
         expected=expected,
         fix=fix or f"fix {where.rsplit('/', 1)[-1]} ({_FIELDS_HINT})",
+    )
+
+
+def _shown(value: object) -> str:
+    return clip(json.dumps(value, ensure_ascii=False), 60)
+
+
+def key_twice(where: str, exc: strictjson.DuplicateKey) -> ConfigError:
+    """The refusal of a row (or of a file that is one JSON value) holding a key twice in one object: Python's
+    ``json.loads``, as the peer tools' readers, keeps the last value silently, so the first was never sent (issue 37).
+    ``found`` names the key and both values, each clipped to 60 characters."""
+    return ConfigError(
+        f"{where}: a key twice in one object (`{clip(exc.key, 80)}`)",
+        found=f"{_shown(exc.key)} is {_shown(exc.first)}, then again {_shown(exc.again)}",
+        expected="each key once per object (a JSON reader keeps the last value and drops the first, silently)",
+        fix="keep the value you mean and delete the other (a hand edit or two rows joined is the usual cause)",
     )
 
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from specscope import strictjson
 from specscope.errors import ConfigError
 from specscope.values import article
 from specscope.workload.census import (
@@ -34,7 +37,13 @@ from specscope.workload.census import (
     SYSTEM_FIELDS,
     TEXT_FIELDS,
 )
-from specscope.workload.userfile_fields import GUIDELLM_COLUMN, bad_row, guidellm_name, refuse_foreign_layout
+from specscope.workload.userfile_fields import (
+    GUIDELLM_COLUMN,
+    bad_row,
+    guidellm_name,
+    key_twice,
+    refuse_foreign_layout,
+)
 
 __all__ = [
     "MAX_INT_DIGITS",
@@ -147,7 +156,7 @@ def refuse_synthetic_config(path: Path, text: str) -> None:
     synthetic = f".{suffix}" in SYNTHETIC_CONFIG_SUFFIXES
     if not synthetic and text.lstrip().startswith("{"):
         try:
-            doc = loads(text)
+            doc = loads(text, _where(path, text))
         except (json.JSONDecodeError, RecursionError):
             return  # JSON Lines, or broken: the line reader names the line
         synthetic = (
@@ -165,8 +174,32 @@ def refuse_synthetic_config(path: Path, text: str) -> None:
         raise bad_row(str(path), SYNTHETIC_REFUSAL[0], "a prompt or messages per row", SYNTHETIC_REFUSAL[1])
 
 
-def loads(text: str) -> Any:
-    return json.loads(text, parse_int=_parse_int)
+def loads(text: str, where: str | Callable[[], str]) -> Any:
+    """``text`` as one JSON value, an integer literal of more than :data:`MAX_INT_DIGITS` digits kept as text: the one
+    reader of a workload file's JSON (a line, or the whole file).
+
+    Raises:
+        json.JSONDecodeError: not one JSON value; its ``msg`` is :data:`specscope.strictjson.NESTED` for nesting
+            deeper than the parser goes (RecursionError, raised as is where a key twice came before the depth).
+        ConfigError: one JSON value with a key twice in an object, at ``where`` (:func:`key_twice`; a callable:
+            asked then, where finding the place costs a second reading).
+    """
+    try:
+        return strictjson.loads(text, unique_keys=True, parse_int=_parse_int)
+    except strictjson.DuplicateKey as exc:
+        json.loads(text, parse_int=_parse_int)  # not one value (JSON Lines): each line is read, and refused, alone
+        raise key_twice(where if isinstance(where, str) else where(), exc) from None
+
+
+def _first_line(path: Path | str, text: str) -> str:
+    """``FILE:N``: the line of ``text``'s first character that is not white space."""
+    line = text.count("\n", 0, len(text) - len(text.lstrip())) + 1
+    return f"{path}:{line}"
+
+
+def _where(path: Path | str, text: str) -> str:
+    """Where a refusal of ``text`` read whole points: ``FILE:N`` when it is one line (line N), else ``FILE``."""
+    return str(path) if "\n" in text.strip() else _first_line(path, text)
 
 
 _JSON_KIND = {str: "string", bool: "boolean", int: "number", float: "number", type(None): "null"}
@@ -181,7 +214,7 @@ def refuse_json_scalar(where: str, line: str) -> None:
         ConfigError: the line parses as a JSON string, number, boolean or null.
     """
     try:
-        value = loads(line)
+        value = loads(line, where)
     except (json.JSONDecodeError, RecursionError, ValueError):
         return  # plain text: one prompt per line
     kind = "number" if isinstance(value, _HugeInt) else _JSON_KIND.get(type(value))
@@ -208,19 +241,43 @@ def array_items(path: Path, text: str) -> list[Any] | None:
     first = body.split("\n", 1)[0]
     if "\n" in body:
         try:
-            loads(first)
+            loads(first, _first_line(path, text))
             return None  # JSON Lines whose lines are arrays: each line is refused as not an object
         except (json.JSONDecodeError, RecursionError):
             pass
     try:
-        doc = loads(body)
+        doc = loads(body, lambda: _item_where(path, text))
     except json.JSONDecodeError as exc:
+        if exc.msg == strictjson.NESTED:
+            raise bad_row(f"{path}:1", "JSON nested deeper than the parser allows", "a JSON array of records") from None
         lead = len(text) - len(text.lstrip())
         line = text.count("\n", 0, lead) + exc.lineno
         raise bad_row(f"{path}:{line}", f"invalid JSON ({exc.msg} at column {exc.colno})", "one JSON array") from None
     except RecursionError:
         raise bad_row(f"{path}:1", "JSON nested deeper than the parser allows", "a JSON array of records") from None
     return doc if isinstance(doc, list) else None
+
+
+_BETWEEN_ITEMS = re.compile(r"[ \t\n\r,]*")
+
+
+def _item_where(path: Path, text: str) -> str:
+    """``FILE item N (line L)``: the first item of the JSON array ``text`` (valid JSON) that holds a key twice in an
+    object, and the line it starts on; ``FILE`` when none is found (the array itself is no item)."""
+    decoder = json.JSONDecoder(parse_int=_parse_int)
+    pos = len(text) - len(text.lstrip()) + 1  # past the "["
+    for no in itertools.count(1):
+        pos = _BETWEEN_ITEMS.match(text, pos).end()  # type: ignore[union-attr]  # matches the empty string
+        if pos >= len(text) or text[pos] == "]":
+            break
+        _, end = decoder.raw_decode(text, pos)
+        try:
+            strictjson.loads(text[pos:end], unique_keys=True, parse_int=_parse_int)
+        except strictjson.DuplicateKey:
+            line = text.count("\n", 0, pos) + 1
+            return f"{path} item {no} (line {line})"
+        pos = end
+    return str(path)
 
 
 #: record fields whose value is a list inside one row (a chat, turns, AIPerf texts / media, a trace's hash_ids): a
@@ -311,7 +368,7 @@ def refuse_object_file(path: Path, text: str) -> None:
         return
     lines = body.split("\n")
     try:
-        doc = loads(body)
+        doc = loads(body, _where(path, text))
     except (json.JSONDecodeError, RecursionError):
         return  # JSON Lines (or broken): the line reader names the line
     if (orient := _pandas_orient(doc)) is not None:
@@ -352,7 +409,7 @@ def refuse_object_file(path: Path, text: str) -> None:
         _refuse_wrapped(f"{path}:1", doc)  # a file of one line that is records under a key, not a row
         return
     try:
-        loads(lines[0])
+        loads(lines[0], _first_line(path, text))
         return  # JSON Lines whose first line is a whole object
     except (json.JSONDecodeError, RecursionError):
         pass
@@ -545,8 +602,8 @@ def inputs_json_records(path_text: str, text: str) -> list[tuple[str, dict[str, 
     if not body.startswith("{"):
         return None
     try:
-        doc = json.loads(body)
-    except (ValueError, RecursionError):  # a JSONDecodeError, or an integer past Python's digit limit
+        doc = loads(body, _where(path_text, text))
+    except (ValueError, RecursionError):  # a JSONDecodeError
         return None  # JSON Lines (a bad line is refused by the line reader, by its number)
     data = doc.get("data") if isinstance(doc, dict) else None
     if not isinstance(data, list) or not data or not all(isinstance(d, dict) and "payloads" in d for d in data):
@@ -606,7 +663,7 @@ def agentic_trace_records(path_text: str, text: str) -> list[tuple[str, dict[str
     if not body.startswith("{"):
         return None
     try:
-        doc = json.loads(body)
+        doc = loads(body, _where(path_text, text))
     except (ValueError, RecursionError):
         return None
     chats = doc.get("conversations") if isinstance(doc, dict) else None
