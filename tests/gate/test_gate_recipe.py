@@ -77,6 +77,8 @@ def test_gate_unknown_recipe_is_one_line(tmp_path):
         timeout=HANG_S,
     )
     assert res.returncode == 2 and "Traceback" not in res.stderr
-    assert res.stderr.strip().splitlines()[-1].startswith(
-        "error: invalid value for --configs; found: nope; expected: a recipe of the file: "
+    assert (
+        res.stderr.strip()
+        .splitlines()[-1]
+        .startswith("error: invalid value for --configs; found: nope; expected: a recipe of the file: ")
     )
