@@ -314,6 +314,15 @@ def _layers_not_built(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> F
         code = "MTP_LAYERS_NOT_BUILT/fixed"  # raising the layers key would not make the loader read them
     if fam.past_layers == "skips" and fam.target_past_layers == "raises":
         code = "MTP_LAYERS_NOT_BUILT/target"  # the target's own loader reads them first and raises
+    return _past_finding(code, ck, layout, indices, tensors, prefixes)
+
+
+def _past_finding(
+    code: str, ck: Checkpoint, layout: DraftLayout, indices: list[int], tensors: list[str], prefixes: list[str]
+) -> Finding:
+    """The ``MTP_LAYERS_NOT_BUILT*`` finding of draft layers ``indices`` stored past those built: ``tensors`` their
+    names (in layer order), ``prefixes`` their physical prefixes (never read per step: audit.census)."""
+    fam = layout.family
     return finding(
         code,
         file=ck.shard_of(tensors[0]),
@@ -368,26 +377,7 @@ def _target_raises_past(ck: Checkpoint, layout: DraftLayout, names: set[str]) ->
     indices = [j - n_main for j in physical]  # draft indices: model.layers.{N+i} is draft layer i
     tensors = [n for j in physical for n in past[j]]
     prefixes = [f"{main_layer_prefix(sorted(names))}layers.{j}." for j in physical]
-    return finding(
-        "MTP_LAYERS_NOT_BUILT/target",
-        file=ck.shard_of(tensors[0]),
-        tensor=tensors[0],
-        n=len(tensors),
-        indices=", ".join(map(str, indices)),
-        built=layout.num_layers,
-        last=layout.num_layers - 1,
-        stored=indices[-1] + 1,
-        family=fam.title,
-        declared=_declared(layout),
-        layers_key=fam.layers_key,
-        details={
-            "family": fam.key,
-            "built": layout.num_layers,
-            "stored_past": indices,
-            "tensors": tensors,
-            "prefixes": prefixes,
-        },
-    )
+    return _past_finding("MTP_LAYERS_NOT_BUILT/target", ck, layout, indices, tensors, prefixes)
 
 
 def _layers_unsupported(ck: Checkpoint, layout: DraftLayout) -> Finding | None:
