@@ -31,7 +31,7 @@ def quick_run(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("command", "sentence"),
     [
-        ("bench", "configs base, ngram, draft and the A/A control"),
+        ("bench", "configs base, ngram-k8, draft and the A/A control"),
         ("counters", "counters that contradict each other (more tokens accepted than drafted"),
         ("advise", "unknown workload in --mix, unmeasured --max-concurrency or --level-mix level"),
     ],
