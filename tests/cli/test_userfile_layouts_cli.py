@@ -103,6 +103,27 @@ LAYOUTS: dict[str, tuple[str, str, list[str], list[str]]] = {
         ["system: MK-ES", "user: MK-EU"],
         ["MK-NEVER", "fields that specscope does not read"],
     ),
+    # an openai/evals sample whose `input` is a string (openai/evals evals/prompt/base.py @16257999)
+    "openai evals text input": (
+        "et.jsonl",
+        json.dumps({"input": "MK-ET", "ideal": "MK-NEVER"}),
+        ["user: MK-ET", "(OpenAI chat messages, Alpaca, text)"],
+        ["MK-NEVER", "fields that specscope does not read", "guidellm.jsonl"],
+    ),
+    # cognitivecomputations/dolphin: Alpaca's field names, `instruction` a system prompt shared by many rows
+    "dolphin": (
+        "dolphin.jsonl",
+        "\n".join(json.dumps({"instruction": "MK-SYS", "input": f"MK-Q{i}", "output": "MK-NEVER"}) for i in (1, 2)),
+        ["system: MK-SYS", "user: MK-Q1", "user: MK-Q2", "read as a system prompt (Dolphin"],
+        ["MK-NEVER", "MK-SYS\\n\\nMK-Q1"],
+    ),
+    # TIGER-Lab/MMLU-Pro: `question` and its `options`
+    "mmlu-pro options": (
+        "mmlu_pro.jsonl",
+        json.dumps({"question_id": 1, "question": "MK-Q", "options": ["MK-O1", "MK-O2"], "answer": "A"}),
+        ["user: MK-Q", "multiple-choice options (options) that are not sent", "jq -c '.question +="],
+        ["MK-O1"],
+    ),
     "text lines": ("p.txt", "MK-L1\nMK-L2\n", ["user: MK-L1", "user: MK-L2"], []),
 }
 
@@ -125,6 +146,9 @@ REFUSED: dict[str, tuple[str, str, str]] = {
     # AIPerf BasetenTraceDatasetLoader's columns (census row aiperf.baseten_trace)
     "baseten": ("b.jsonl", '{"timestamp_start_unix_ms": 1700000000000, "input_tokens": 10, "output_tokens": 4}',
                 ":1: a Baseten trace row"),
+    # LDJnr/Capybara's columns (tests/data/workload_public/capybara.jsonl, SOURCES.md)
+    "capybara": ("cap.jsonl", '{"source": "x", "conversation": [{"input": "MK-I", "output": "MK-O"}]}',
+                 ":1: a `conversation` of {input, output} pairs (Capybara"),
     # abisee/cnn_dailymail's columns (tests/data/workload_public, SOURCES.md)
     "cnn_dailymail": ("c.jsonl", '{"id": "x", "article": "MK-ART", "highlights": "MK-SUM"}',
                       ":1: a CNN/DailyMail row (`article`, `highlights`"),

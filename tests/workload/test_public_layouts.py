@@ -154,15 +154,18 @@ def test_a_pandas_to_json_table_is_refused_by_name(name: str, orient: str) -> No
     )
 
 
-def test_conversation_turns_without_the_text_key_name_the_keys_found() -> None:
-    """Capybara's ``conversation`` of ``{input, output}`` pairs was refused as "turn 0 value is None", naming a field
-    the row does not have; the refusal names the keys the turn has and the two turn shapes read."""
+def test_capybara_conversation_of_pairs_is_refused_by_name() -> None:
+    """Capybara's ``conversation`` of ``{input, output}`` pairs was refused as "turn 0 value is None", then as "turn 0
+    has no 'value'" (third hunt: no layout named, no conversion); no peer tool reads it (SGLang's custom reader takes
+    ``content`` / ``value`` turns), and it is refused by name with the jq that writes it as ShareGPT."""
     path = HERE / "capybara.jsonl"
     with pytest.raises(ConfigError) as err:
         load_prompt_file("c", path)
-    assert str(err.value).startswith(
-        f"{path}:1: turn 0 has no 'value' (keys: input, output); expected: turns of {{'from': role, 'value': text}} "
-        "or {'role': role, 'content': text}"
+    assert str(err.value) == (
+        f"{path}:1: a `conversation` of {{input, output}} pairs (Capybara, LDJnr/Capybara: each pair a user turn and "
+        "its recorded answer; the ShareGPT readers take {from, value} turns); expected: a prompt or messages per row; "
+        'fix: write it as ShareGPT: jq -c \'{conversations: [.conversation[] | {from: "human", value: .input}, '
+        '{from: "gpt", value: .output}]}\' FILE > OUT.jsonl'
     )
 
 

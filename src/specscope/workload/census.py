@@ -63,6 +63,7 @@ __all__ = [
     "RECORDED_HISTORY_NOTE",
     "SHAREGPT_TURNS_NOTE",
     "LIMA_REFUSAL",
+    "CAPYBARA_REFUSAL",
     "VERTEX_BATCH_REFUSAL",
     "DAG_REFUSAL",
     "DYNAMO_TRACE_SCHEMA",
@@ -478,6 +479,14 @@ VERTEX_BATCH_REFUSAL = (
     "max_tokens: .request.generationConfig.maxOutputTokens}' FILE > OUT.jsonl",
 )
 #: What a ``conversations`` list of plain strings is (GAIR/lima: user and assistant alternating, no roles) and the fix.
+#: LDJnr/Capybara's ``conversation`` of ``{input, output}`` pairs (each a user turn and its recorded answer): no peer
+#: tool reads it (SGLang's custom reader takes ``content`` / ``value`` turns); the jq writes it as ShareGPT
+CAPYBARA_REFUSAL = (
+    "a `conversation` of {input, output} pairs (Capybara, LDJnr/Capybara: each pair a user turn and its recorded "
+    "answer; the ShareGPT readers take {from, value} turns)",
+    'write it as ShareGPT: jq -c \'{conversations: [.conversation[] | {from: "human", value: .input}, {from: '
+    '"gpt", value: .output}]}\' FILE > OUT.jsonl',
+)
 LIMA_REFUSAL = (
     "a `conversations` list of plain strings (LIMA, GAIR/lima: turns alternate user and assistant without roles; "
     "ShareGPT readers take {from, value} turns)",

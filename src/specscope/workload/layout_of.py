@@ -24,7 +24,7 @@ from specscope.workload.census_hub import is_mt_bench_prompts
 from specscope.workload.userfile_fields import first_text_field, guidellm_columns, guidellm_only_columns
 from specscope.workload.userfile_sessions import multi_turn_row_turns, sent_as_recorded
 
-__all__ = ["Shape", "layout_keys", "fields_layouts", "OWN_LAYOUT", "TSV_LAYOUT"]
+__all__ = ["Shape", "layout_keys", "fields_layouts", "is_evals_sample", "OWN_LAYOUT", "TSV_LAYOUT"]
 
 #: the form of a file, as :func:`specscope.workload.userfile.load_prompt_rows` tells it
 Shape = Literal["text", "csv", "tsv", "jsonl", "array", "inputs_json", "agentic"]
@@ -44,6 +44,15 @@ _BY_SHAPE: dict[str, tuple[str, ...]] = {
     "inputs_json": ("aiperf.inputs_json",),
     "agentic": ("sglang.agentic_trace",),
 }
+
+
+def is_evals_sample(record: dict[str, Any]) -> bool:
+    """Whether ``record`` is an openai/evals sample: ``input`` a list (chat format), or a string beside ``ideal`` (the
+    reference answer; such a row was labelled guidellm.jsonl and ``ideal`` named as an unknown field). Its text is
+    the user message: openai/evals @16257999 ``evals/prompt/base.py`` ``ChatCompletionPrompt`` sends a string
+    ``input`` to a chat model as one system message, a chat without a user turn, which no workload is."""
+    value = record.get("input")
+    return isinstance(value, list) or (isinstance(value, str) and record.get("ideal") is not None)
 
 
 def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
@@ -86,8 +95,8 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
         return ("sglang.longbench_v2",)
     if is_mt_bench_prompts(record):
         return ("aiperf.hub.mt_bench",)  # a hub dataset's export (census_hub), named by its loader
-    if isinstance(record.get("input"), list):
-        return ()  # an OpenAI evals sample's `input` in chat format: specscope's own table (no benchmark client)
+    if is_evals_sample(record):
+        return ()  # an OpenAI evals sample (`input` in chat format, or a string with `ideal`): specscope's own table
     first = first_text_field(guidellm_columns(dict(record))[0])
     if "texts" in keys or first == "text":
         aiperf = ("aiperf.single_turn", "aiperf.random_pool")
@@ -119,7 +128,7 @@ def fields_layouts(shape: Shape, layouts: tuple[str, ...], record: dict[str, Any
         return ("specscope.messages",)
     if "turns" in keys:
         return ("specscope.arena_hard",)
-    if isinstance(record.get("input"), list):
+    if is_evals_sample(record):
         return ("specscope.openai_evals",)
     if first_text_field(guidellm_columns(dict(record))[0]) == "instruction":
         return ("specscope.alpaca",)

@@ -121,6 +121,7 @@ from specscope.workload.userfile_fields import (
     unsent_text_columns,
     unused_guidellm_columns,
 )
+from specscope.workload.userfile_instructions import instruction_meta, shared_instructions, unsent_choices
 from specscope.workload.userfile_sessions import (
     SESSION_KEY,
     TRAJECTORY_KEY,
@@ -340,6 +341,7 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
     # only JSON Lines rows are AIPerf sessions (its custom loaders read a file line by line)
     jsonl = items is None and sessions is None and not lines_only and not is_csv(path.name)
     kept = join_sessions(path, kept, join=jsonl)
+    kept = shared_instructions(kept)  # Dolphin: an instruction shared by rows with different inputs is a system prompt
     if not kept:
         raise ConfigError(
             f"workload file {path} holds no prompt", found="0 prompts", expected="at least one line", fix="add prompts"
@@ -415,7 +417,12 @@ def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[...,
                 if unsent := unsent_text_columns(rec):
                     prompt.meta["unsent_text_columns"] = unsent  # GuideLLM sends the first text column only
             uses = fields_layouts(shape, layouts, rec) if isinstance(rec, dict) else ()
-            if uses and (unread := unread_fields(rec, uses)):  # none: specscope's own build of the record
+            choices = unsent_choices(rec) if isinstance(rec, dict) else ()
+            if choices:
+                prompt.meta["unsent_choice_fields"] = choices  # MMLU-Pro's options: bench names them with the jq
+            if uses and (
+                unread := tuple(k for k in unread_fields(rec, uses) if k not in choices)
+            ):  # none: specscope's own build of the record
                 # fields the row's layout does not read (census FIELD_USE): bench names them, once per file
                 prompt.meta["unread_fields"], prompt.meta["unread_layouts"] = unread, uses
         return prompt
@@ -490,6 +497,7 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
         # output by); sent here with --max-tokens, and bench names these rows at the start
         meta["unanswered_fields"] = (share,)
     meta["row_id"] = str(meta["id"]) if "id" in meta else f"{unit} {no}"
+    meta.update(instruction_meta(record, messages))
     if not any(m["role"] == "user" for m in messages):
         raise _not_workload(where, "no user message", "at least one user turn")
     if not any(m["role"] == "user" and message_text(m).strip() for m in messages):
@@ -544,11 +552,13 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, Any]],
     if key is not None and key != "instruction":
         return [{"role": "user", "content": _nonempty(where, key, record[key])}], ()
     if key == "instruction":
-        instruction = _nonempty(where, "instruction", record["instruction"])
         key = "input" if "input" in record else "context"  # Alpaca's input; databricks-dolly-15k's context
         extra = record.get(key)
         if extra is not None and not isinstance(extra, str):
             raise _bad(where, f"{key} {extra!r:.60} is not a string", f"the {key}: a string (may be empty)")
+        if record["instruction"] == "" and extra and extra.strip():  # Dolphin's empty system prompt: the input alone
+            return [*_alpaca_history(where, record.get("history")), {"role": "user", "content": extra}], ()
+        instruction = _nonempty(where, "instruction", record["instruction"])
         return [
             *_alpaca_history(where, record.get("history")),
             {"role": "user", "content": f"{instruction}\n\n{extra}" if extra and extra.strip() else instruction},

@@ -27,6 +27,7 @@ from specscope.workload.census import (
     AUTOBENCH_FIX,
     BAILIAN_FIELDS,
     BAILIAN_REFUSAL,
+    CAPYBARA_REFUSAL,
     DAG_REFUSAL,
     DYNAMO_REFUSAL,
     DYNAMO_TRACE_SCHEMA,
@@ -291,6 +292,9 @@ def refuse_foreign_layout(where: str, record: object) -> None:
     chats = record.get("conversations")
     if isinstance(chats, list) and chats and all(isinstance(c, str) for c in chats):  # GAIR/lima
         raise bad_row(where, LIMA_REFUSAL[0], "a prompt or messages per row", LIMA_REFUSAL[1])
+    pairs = record.get("conversation")
+    if isinstance(pairs, list) and pairs and all(isinstance(t, dict) and {*t} == {"input", "output"} for t in pairs):
+        raise bad_row(where, CAPYBARA_REFUSAL[0], "a prompt or messages per row", CAPYBARA_REFUSAL[1])  # LDJnr/Capybara
     if isinstance(chats, list) and chats and isinstance(chats[0], list):  # SGLang agentic_trace: lists of turns
         raise bad_row(where, SGLANG_AGENTIC_REFUSAL[0], "a prompt or messages per row", SGLANG_AGENTIC_REFUSAL[1])
     event = record.get("event") if "schema" not in record else record

@@ -130,11 +130,13 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "`answer_id`, `model_id`, `choices`: a model's answers, as Spec-Bench, Medusa and EAGLE write them under "
         "`model_answer/`; the fix is the questions' `question.jsonl`); an Arena-Hard-Auto v2 model answer row (`uid`, "
         "`ans_id`, `model`, `messages`); a LIMA row (`conversations` of plain "
-        "strings); an OpenAssistant message tree (`message_tree_id`, `prompt` with nested `replies`: oasst2 "
+        "strings); a Capybara row (LDJnr/Capybara: `conversation` of {`input`, `output`} pairs; the fix is a jq that "
+        "writes it as ShareGPT `conversations`); an OpenAssistant message tree (`message_tree_id`, `prompt` with "
+        "nested `replies`: oasst2 "
         "`*.trees.jsonl`); a preference pair (`chosen`, `rejected`: Anthropic/hh-rlhf); a MetaMathQA row (`query`, "
         "`response`); a LiveCodeBench problem (`question_content`, `platform`); a SWE-bench task (`instance_id`, "
-        "`problem_statement`; its `_oracle` / `_bm25_*` files' `text` is read); an openai/evals sample (`input` a "
-        "list of messages); a TRL conversational prompt-completion row (`prompt` messages, `completion`); "
+        "`problem_statement`; its `_oracle` / `_bm25_*` files' `text` is read); a TRL conversational "
+        "prompt-completion row (`prompt` messages, `completion`); "
         "GenAI-Perf's `inputs.json` (`data` [{`payload`: [body]}]); a LLaMA-Factory `tools` string of JSON (an "
         "empty one is no tools); a stingning/ultrachat row (`id`, `data` of plain strings); an Arena "
         "human-preference row (`prompt`, `response_a`, `response_b`, each JSON text of a list); a Nectar row "
@@ -143,7 +145,7 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         '"generate_conversations"`)',
         "public datasets no benchmark client's file reader takes; a generator's settings",
         "refused by name before any field is read, with what to write instead (`prompt`, `conversations`, `messages`)",
-        (_REFUSED + "[cnn_dailymail]", _REFUSED + "[vertex_batch]"),
+        (_REFUSED + "[cnn_dailymail]", _REFUSED + "[vertex_batch]", _REFUSED + "[capybara]"),
     ),
     UserLayout(
         'one JSON object of columns `{"prompt": [...], "output_tokens_count": [...]}`',
@@ -163,16 +165,23 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "OpenAI evals samples (openai/evals `docs/build-eval.md`: every template's `input`, in chat format; `ideal` "
         "the reference answer); no benchmark client reads this layout",
         "the messages, as a `messages` row (a trailing assistant turn dropped); `ideal` never sent; an `input` "
-        "string is a text column (GuideLLM's `input`)",
-        (_SENT + "[openai evals input]",),
+        "string beside `ideal` is the same layout, its text the user message (openai/evals @16257999 "
+        "`evals/prompt/base.py` `ChatCompletionPrompt` sends it as one system message, a chat with no user turn: no "
+        "workload); an `input` string without `ideal` is a text column (GuideLLM's `input`)",
+        (_SENT + "[openai evals input]", _SENT + "[openai evals text input]"),
     ),
     UserLayout(
         "`instruction` (+ `input`)",
         "Alpaca (`tatsu-lab/stanford_alpaca` `alpaca_data.json`: one JSON array)",
         "the instruction, a blank line and the input when not empty; `output` never sent; LLaMA-Factory's "
         "`history` (`[[question, answer], ...]`) as the user and assistant messages before it, as its "
-        "`AlpacaDatasetConverter` puts them (named as recorded history)",
-        (_SENT + "[instruction]",),
+        "`AlpacaDatasetConverter` puts them (named as recorded history); an `instruction` shared by rows with "
+        "different inputs is a system prompt (cognitivecomputations/dolphin, Alpaca's field names over a few Orca "
+        "system prompts; Alpaca's instructions are each unique, `datasheet.md`): sent as the system message and the "
+        "input as the user message, named in a warning; an empty instruction beside an input: the input alone; "
+        "a `question` row's multiple-choice `options` / `choices` (TIGER-Lab/MMLU-Pro, cais/mmlu) are not sent, as "
+        "GuideLLM's mapper sends the question alone: named in a warning with the jq that joins them in",
+        (_SENT + "[instruction]", _SENT + "[dolphin]", _SENT + "[mmlu-pro options]"),
     ),
     UserLayout(
         "any other line; every line of a `.txt` / `.text` file",

@@ -1,0 +1,92 @@
+"""Alpaca-named rows whose ``instruction`` is a system prompt, and a quiz row's choices (issue 36, third new-user
+hunt).
+
+cognitivecomputations/dolphin publishes rows of Alpaca's field names (``instruction``, ``input``, ``output``) in
+which ``instruction`` is one of a few system prompts (Orca's), each shared by many rows, and ``input`` is the user's
+request. Alpaca's instructions are each unique (tatsu-lab/stanford_alpaca ``datasheet.md``: "Each of the 52K
+instructions is unique"), so the rule that tells the two apart is the file's: an ``instruction`` shared by rows
+with different non-empty inputs is read as the system message and each row's input as its user message (``bench``
+names these rows, :data:`SHARED_INSTRUCTION_NOTE`); an instruction found once keeps Alpaca's join (the instruction,
+a blank line, the input, in one user message). No peer tool reads the layout as Dolphin means it: GuideLLM's column
+mapper sends the first text column, ``instruction``, alone.
+
+A ``question`` row's multiple-choice ``options`` (TIGER-Lab/MMLU-Pro) or ``choices`` (cais/mmlu) are not sent, as
+GuideLLM's mapper (the one peer reader of the row) sends the question alone; ``bench`` names them with the jq that
+joins them into the question (:data:`CHOICES_NOTE`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from specscope.workload.prompt import Prompt
+
+__all__ = [
+    "CHOICES_NOTE",
+    "CHOICE_FIELDS",
+    "SHARED_INSTRUCTION_NOTE",
+    "instruction_meta",
+    "shared_instructions",
+    "unsent_choices",
+]
+
+#: the ``meta`` key of a row's Alpaca parts, ``(instruction, input)``, while a file is read
+_PARTS = "instruction_input"
+#: what ``bench`` says of the rows read as a system prompt and their input (meta ``instruction_system_fields``)
+SHARED_INSTRUCTION_NOTE = (
+    "read as a system prompt (Dolphin, cognitivecomputations/dolphin: a few system prompts over many rows): sent as "
+    "the system message, the input as the user message; Alpaca's instructions are each unique "
+    "(tatsu-lab/stanford_alpaca datasheet.md): one found once is sent before its input in one user message"
+)
+
+
+def instruction_meta(record: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{"instruction_input": (instruction, input)}`` for a row read by Alpaca's join (its messages are the one user
+    message of the instruction, a blank line and the input; no history, no system message), else ``{}``."""
+    instruction, extra = record.get("instruction"), record.get("input", record.get("context"))
+    if not (isinstance(instruction, str) and isinstance(extra, str) and instruction.strip() and extra.strip()):
+        return {}
+    if messages != [{"role": "user", "content": f"{instruction}\n\n{extra}"}]:
+        return {}
+    return {_PARTS: (instruction, extra)}
+
+
+def shared_instructions(prompts: list[Prompt]) -> list[Prompt]:
+    """``prompts`` with each row whose instruction is shared by rows of different inputs sent as a system message
+    and a user message (meta ``instruction_system_fields``: ``("instruction",)``); the parts' meta key removed."""
+    inputs: dict[str, set[str]] = {}
+    for p in prompts:
+        if (parts := p.meta.get(_PARTS)) is not None:
+            inputs.setdefault(parts[0], set()).add(parts[1])
+    out = []
+    for p in prompts:
+        parts = p.meta.pop(_PARTS, None)
+        if parts is not None and len(inputs[parts[0]]) > 1:
+            messages = [{"role": "system", "content": parts[0]}, {"role": "user", "content": parts[1]}]
+            p = replace(p, messages=messages, meta={**p.meta, "instruction_system_fields": ("instruction",)})
+        out.append(p)
+    return out
+
+
+#: multiple-choice fields of a ``question`` row: TIGER-Lab/MMLU-Pro's ``options``, cais/mmlu's ``choices`` (lists of
+#: strings)
+CHOICE_FIELDS = ("options", "choices")
+#: what ``bench`` says of them (meta ``unsent_choice_fields``); the jq joins them into the question as "A. ..." lines
+CHOICES_NOTE = (
+    "not sent: GuideLLM's column mapper, the peer reader of a `question` row, has no column for them and sends the "
+    'question alone, and so does specscope; to send them, join them into the question: jq -c \'.question += "\\n\\n" '
+    '+ ([.options | to_entries[] | "\\([.key + 65] | implode). \\(.value)"] | join("\\n")) | del(.options)\' FILE '
+    "> OUT.jsonl (a `choices` row: the same with .choices)"
+)
+
+
+def unsent_choices(record: dict[str, Any]) -> tuple[str, ...]:
+    """The multiple-choice fields (:data:`CHOICE_FIELDS`, a non-empty list of strings) of a row that carries a
+    ``question``: not sent (GuideLLM's mapper @ee7a7745 has no choices column), named by ``bench`` with the jq that
+    joins them into the question."""
+    if not isinstance(record.get("question"), str):
+        return ()
+    return tuple(
+        k for k in CHOICE_FIELDS if isinstance(v := record.get(k), list) and v and all(isinstance(x, str) for x in v)
+    )

@@ -1,0 +1,73 @@
+"""Public layouts of the third new-user hunt (issue 36), small rows in their own field names under
+``tests/data/workload_public`` (SOURCES.md names each source):
+
+* Dolphin (cognitivecomputations/dolphin: ``instruction``, ``input``, ``output``) holds Alpaca's field names, but its
+  ``instruction`` is one of a few system prompts shared by many rows; Alpaca's instructions are each unique
+  (tatsu-lab/stanford_alpaca ``datasheet.md``). It was sent as user text before the input; an instruction shared by
+  rows with different inputs is now the system message, the input the user message, named in a warning; an
+  instruction found once keeps Alpaca's join; an empty instruction (Dolphin's empty system prompt) was refused, now
+  the input is sent alone.
+* MMLU-Pro (TIGER-Lab/MMLU-Pro: ``question``, ``options``): GuideLLM's column mapper, the one peer reader of such a
+  row, sends ``question`` alone (it has no column for choices); so does specscope, and ``options`` is now named as the
+  choices not sent with the jq that joins them in (it was in a generic list of unread fields).
+* An openai/evals sample with a string ``input`` and ``ideal`` was labelled guidellm.jsonl and ``ideal`` warned about
+  as an unknown field; it is now read as the evals layout (``ideal`` the reference, never sent).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from clirun import cli
+from paths import DATA
+from specscope.workload.userfile import load_prompt_file
+
+HERE = DATA / "workload_public"
+
+
+def test_dolphin_shared_instruction_is_the_system_prompt() -> None:
+    got = [p.messages for p in load_prompt_file("d", HERE / "dolphin.jsonl")]
+    system = "You are an AI assistant. You will be given a task. You must generate a detailed and long answer."
+    assert got == [
+        [{"role": "system", "content": system}, {"role": "user", "content": "Describe a lighthouse in one sentence."}],
+        [{"role": "system", "content": system}, {"role": "user", "content": "Name three primary colours."}],
+        [{"role": "user", "content": "What is 2+2?"}],
+        [{"role": "user", "content": "Translate the sentence to French.\n\nGood morning."}],
+    ]
+
+
+def test_dolphin_reading_is_named_in_the_dry_run(tmp_path: Path, capsys, monkeypatch) -> None:
+    path = HERE / "dolphin.jsonl"
+    code, out, err = cli(["bench", "--workload", f"d={path}", "--dry-run"], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert (
+        "warning: rows: d: 2 rows carry an `instruction` shared by rows with different inputs (instruction) that are "
+        "read as a system prompt (Dolphin, cognitivecomputations/dolphin: a few system prompts over many rows): sent "
+        "as the system message, the input as the user message; Alpaca's instructions are each unique "
+        "(tatsu-lab/stanford_alpaca datasheet.md): one found once is sent before its input in one user message"
+    ) in out
+
+
+def test_mmlu_pro_options_are_named_with_their_conversion(tmp_path: Path, capsys, monkeypatch) -> None:
+    (p,) = load_prompt_file("m", HERE / "mmlu_pro.jsonl")
+    assert p.messages == [{"role": "user", "content": "Which gas makes up most of Earth's atmosphere?"}]
+    assert p.meta["unsent_choice_fields"] == ("options",)
+    path = HERE / "mmlu_pro.jsonl"
+    code, out, err = cli(["bench", "--workload", f"m={path}", "--dry-run"], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert (
+        "warning: rows: m: 1 row carries multiple-choice options (options) that are not sent: GuideLLM's column "
+        "mapper, the peer reader of a `question` row, has no column for them and sends the question alone, and so "
+        'does specscope; to send them, join them into the question: jq -c \'.question += "\\n\\n" + ([.options | '
+        'to_entries[] | "\\([.key + 65] | implode). \\(.value)"] | join("\\n")) | del(.options)\' FILE > OUT.jsonl'
+    ) in out
+    assert "does not read as guidellm.jsonl (answer, answer_index, cot_content, src)" in out
+
+
+def test_openai_evals_text_input_is_the_evals_layout() -> None:
+    first, second = load_prompt_file("e", HERE / "openai_evals_text.jsonl")
+    assert first.messages == [{"role": "user", "content": "What is the capital of France?"}]
+    assert second.messages == [{"role": "user", "content": "2+2="}]
+    for p in (first, second):
+        assert p.meta["layout"] == ()
+        assert "unread_fields" not in p.meta
