@@ -559,7 +559,52 @@ def _csv_without_suffix() -> LayoutFile:
                       refused="prompts:1: a table header (`prompt`, `output_tokens_count`)")  # fmt: skip
 
 
+def _dolphin() -> LayoutFile:
+    """cognitivecomputations/dolphin rows (Alpaca's names, ``instruction`` a system prompt shared by many rows): the
+    shared instruction was sent as user text before the input; it is the system message, the input the user message,
+    an instruction found once keeps Alpaca's join, an empty one sends the input alone (it was refused)."""
+    system = "You are an AI assistant. Answer briefly."
+    rows = [{"instruction": system, "input": "Name a bird.", "output": "Robin."},
+            {"instruction": system, "input": "Name a fish.", "output": "Cod."},
+            {"instruction": "", "input": "Name a tree.", "output": "Oak."},
+            {"instruction": "Translate to French.", "input": "Good night.", "output": "Bonne nuit."}]  # fmt: skip
+    sent = [SentRow("line 1", _conv("Name a bird.", history=[{"role": "system", "content": system}])),
+            SentRow("line 2", _conv("Name a fish.", history=[{"role": "system", "content": system}])),
+            _row("line 3", "Name a tree."), _row("line 4", "Translate to French.\n\nGood night.")]  # fmt: skip
+    notice = "warning: rows: mine: 2 rows carry an `instruction` shared by rows with different inputs (instruction)"
+    return LayoutFile("dolphin.jsonl", _jsonl(rows), sent, notices=(notice,))
+
+
+def _mmlu_pro() -> LayoutFile:
+    """TIGER-Lab/MMLU-Pro rows: the question alone, as GuideLLM's mapper sends it; ``options`` named as unsent choices
+    with the jq that joins them in, the other fields as unread."""
+    rows = [{"question_id": 70, "question": "Which gas is most of the air?", "options": ["Oxygen", "Nitrogen"],
+             "answer": "B", "answer_index": 1, "cot_content": "", "category": "chemistry", "src": "ori"}]  # fmt: skip
+    choices = "warning: rows: mine: 1 row carries multiple-choice options (options) that are not sent"
+    unread = "warning: rows: mine: 1 row carries fields that specscope does not read as guidellm.jsonl (answer,"
+    return LayoutFile("mmlu_pro.jsonl", _jsonl(rows), [_row("70", "Which gas is most of the air?")],
+                      notices=(choices, unread))  # fmt: skip
+
+
+def _evals_text_input() -> LayoutFile:
+    """openai/evals samples whose ``input`` is a string, beside ``ideal``: the input the user message, ``ideal`` never
+    sent nor named as unknown (it was, as a guidellm.jsonl row)."""
+    rows = [{"input": "Capital of France?", "ideal": "Paris"}, {"input": "2+2=", "ideal": ["4", "four"]}]
+    return LayoutFile("evals.jsonl", _jsonl(rows), [_row("line 1", "Capital of France?"), _row("line 2", "2+2=")])
+
+
+def _capybara() -> LayoutFile:
+    """LDJnr/Capybara's ``conversation`` of {input, output} pairs: refused by name with the jq to ShareGPT."""
+    rows = [{"source": "Know-Logic", "conversation": [{"input": "Name a river.", "output": "Nile."}]}]
+    return LayoutFile("capybara.jsonl", _jsonl(rows),
+                      refused="capybara.jsonl:1: a `conversation` of {input, output} pairs (Capybara")  # fmt: skip
+
+
 VARIANT_FILES: dict[str, Callable[[], LayoutFile]] = {
+    "alpaca dolphin shared instruction": _dolphin,
+    "mmlu-pro options": _mmlu_pro,
+    "openai evals text input": _evals_text_input,
+    "capybara pairs": _capybara,
     "guidellm.csv without its suffix": _csv_without_suffix,
     "jsonl quoted prompts": _quoted_lines,
     "guidellm.csv repeated column": _csv_repeated_column,
