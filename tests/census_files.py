@@ -593,6 +593,17 @@ def _evals_text_input() -> LayoutFile:
     return LayoutFile("evals.jsonl", _jsonl(rows), [_row("line 1", "Capital of France?"), _row("line 2", "2+2=")])
 
 
+def _open_platypus() -> LayoutFile:
+    """garage-bAInd/Open-Platypus's column order (``input``, ``output``, ``instruction``): read as Alpaca's row (the
+    mostly empty ``input`` was taken as the prompt and the row refused)."""
+    rows = [{"input": "", "output": "42", "instruction": "What is 6 times 7?", "data_source": "scibench"},
+            {"input": "x + 2 = 5", "output": "x = 3", "instruction": "Solve for x.",
+             "data_source": "MATH"}]  # fmt: skip
+    sent = [_row("line 1", "What is 6 times 7?"), _row("line 2", "Solve for x.\n\nx + 2 = 5")]
+    unread = "warning: rows: mine: 2 rows carry fields that specscope does not read as specscope.alpaca (data_source)"
+    return LayoutFile("platypus.jsonl", _jsonl(rows), sent, notices=(unread,))
+
+
 def _capybara() -> LayoutFile:
     """LDJnr/Capybara's ``conversation`` of {input, output} pairs: refused by name with the jq to ShareGPT."""
     rows = [{"source": "Know-Logic", "conversation": [{"input": "Name a river.", "output": "Nile."}]}]
@@ -605,6 +616,7 @@ VARIANT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "mmlu-pro options": _mmlu_pro,
     "openai evals text input": _evals_text_input,
     "capybara pairs": _capybara,
+    "alpaca open-platypus column order": _open_platypus,
     "guidellm.csv without its suffix": _csv_without_suffix,
     "jsonl quoted prompts": _quoted_lines,
     "guidellm.csv repeated column": _csv_repeated_column,

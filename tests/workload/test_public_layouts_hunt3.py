@@ -71,3 +71,16 @@ def test_openai_evals_text_input_is_the_evals_layout() -> None:
     for p in (first, second):
         assert p.meta["layout"] == ()
         assert "unread_fields" not in p.meta
+
+
+def test_open_platypus_input_before_instruction_is_alpaca() -> None:
+    """garage-bAInd/Open-Platypus orders its columns ``input``, ``output``, ``instruction``: the row was read by its
+    first text column, ``input`` (mostly empty: refused as "input '' is not a non-empty string"; else the input sent
+    without its instruction). A row of ``instruction`` and ``input`` is Alpaca's whatever the key order."""
+    first, second = load_prompt_file("p", HERE / "open_platypus.jsonl")
+    assert first.messages == [{"role": "user", "content": "What is 6 times 7?"}]
+    assert second.messages == [{"role": "user", "content": "Solve for x.\n\nx + 2 = 5"}]
+    for p in (first, second):
+        assert p.meta["layout"] == ()
+        assert "unsent_text_columns" not in p.meta
+        assert p.meta["unread_fields"] == ("data_source",)

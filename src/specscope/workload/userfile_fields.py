@@ -225,8 +225,13 @@ def guidellm_columns(record: dict[str, Any]) -> tuple[dict[str, Any], tuple[str,
 
 def first_text_field(record: dict[str, Any]) -> str | None:
     """The record's first GuideLLM text column in its key order (:data:`GUIDELLM_TEXT_COLUMNS`, as
-    :func:`guidellm_columns` left it), else its ``text_input`` (AIPerf's trace rows), else None."""
+    :func:`guidellm_columns` left it), else its ``text_input`` (AIPerf's trace rows), else None. An ``input`` or
+    ``context`` before an ``instruction`` string is Alpaca's row whatever its key order: ``instruction``
+    (garage-bAInd/Open-Platypus orders ``input``, ``output``, ``instruction``; its mostly empty ``input`` was read as
+    the prompt and refused)."""
     key = next((k for k in record if k in GUIDELLM_TEXT_COLUMNS), None)
+    if key in ("input", "context") and isinstance(record.get("instruction"), str):
+        return "instruction"
     return key if key is not None or "text_input" not in record else "text_input"
 
 
@@ -645,12 +650,15 @@ def unsent_text_columns(record: dict[str, Any]) -> tuple[str, ...]:
     row's ``input`` / ``context`` is sent with it (Alpaca, databricks-dolly-15k) and is not named."""
     first: str | None = None
     out = []
+    alpaca = isinstance(record.get("instruction"), str)  # its input / context sent with it, in any key order
     for key, value in record.items():
         m = _GUIDELLM_TEXT.match(key) if key not in GUIDELLM_NOT_PLURALS else None
         if m is None or value is None or value == "":
             continue
         field = m.group("name").lower()
-        if first is None:
+        if alpaca and key in ("instruction", "input", "context") and first in (None, "instruction"):
+            first = "instruction"
+        elif first is None:
             first = field
         elif field != first and not (first == "instruction" and field in ("input", "context")):
             out.append(key)

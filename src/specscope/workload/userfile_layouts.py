@@ -175,7 +175,9 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "Alpaca (`tatsu-lab/stanford_alpaca` `alpaca_data.json`: one JSON array)",
         "the instruction, a blank line and the input when not empty; `output` never sent; LLaMA-Factory's "
         "`history` (`[[question, answer], ...]`) as the user and assistant messages before it, as its "
-        "`AlpacaDatasetConverter` puts them (named as recorded history); an `instruction` shared by rows with "
+        "`AlpacaDatasetConverter` puts them (named as recorded history); in any key order (garage-bAInd/Open-Platypus "
+        "puts `input` first: GuideLLM's mapper would send the input, mostly empty); an `instruction` shared by rows "
+        "with "
         "different inputs is a system prompt (cognitivecomputations/dolphin, Alpaca's field names over a few Orca "
         "system prompts; Alpaca's instructions are each unique, `datasheet.md`): sent as the system message and the "
         "input as the user message, named in a warning; an empty instruction beside an input: the input alone; "
