@@ -18,8 +18,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from clirun import cli
 from paths import DATA
+from specscope.errors import ConfigError
 from specscope.workload.userfile import load_prompt_file
 
 HERE = DATA / "workload_public"
@@ -84,3 +87,18 @@ def test_open_platypus_input_before_instruction_is_alpaca() -> None:
         assert p.meta["layout"] == ()
         assert "unsent_text_columns" not in p.meta
         assert p.meta["unread_fields"] == ("data_source",)
+
+
+def test_glaive_function_calling_row_is_refused_by_name() -> None:
+    """glaiveai/glaive-function-calling-v2 (``system``, ``chat`` a USER / ASSISTANT transcript): no peer reader takes
+    it (GuideLLM's mapper finds no text column); it was refused with "no messages/conversations/... field"."""
+    path = HERE / "glaive_function_calling.jsonl"
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("g", path)
+    assert str(err.value) == (
+        f"{path}:1: a Glaive function-calling row (glaiveai/glaive-function-calling-v2: `system` the function "
+        "definitions, `chat` a USER / ASSISTANT / FUNCTION RESPONSE transcript; no prompt field); expected: a prompt "
+        "or messages per row; fix: write its first user turn as `messages` after the system message, e.g. jq -c "
+        '\'{messages: [{role: "system", content: (.system | ltrimstr("SYSTEM: "))}, {role: "user", content: '
+        '(.chat | split("ASSISTANT:")[0] | ltrimstr("USER: ") | gsub("^\\\\s+|\\\\s+$"; ""))}]}\' FILE > OUT.jsonl'
+    )

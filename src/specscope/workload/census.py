@@ -431,6 +431,14 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "read), or write `prompt` rows from `problem_statement`",
     ),
     (
+        ("system", "chat"),
+        "a Glaive function-calling row (glaiveai/glaive-function-calling-v2: `system` the function definitions, "
+        "`chat` a USER / ASSISTANT / FUNCTION RESPONSE transcript; no prompt field)",
+        "write its first user turn as `messages` after the system message, e.g. jq -c '{messages: [{role: "
+        '"system", content: (.system | ltrimstr("SYSTEM: "))}, {role: "user", content: (.chat | '
+        'split("ASSISTANT:")[0] | ltrimstr("USER: ") | gsub("^\\\\s+|\\\\s+$"; ""))}]}\' FILE > OUT.jsonl',
+    ),
+    (
         ("id", "data"),
         "an `id` / `data` row (stingning/ultrachat: `data` the turns as plain strings, user and assistant "
         "alternating, no roles)",
