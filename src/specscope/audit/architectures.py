@@ -374,8 +374,8 @@ def detect_draft_family(config: dict[str, Any] | None, names: list[str] | set[st
     """The draft family of a separate draft checkpoint (EAGLE, EAGLE-3, DFlash, Medusa, MLP speculator), or None.
 
     By architecture name (exactly as a family lists it), model type, declaring key, then by tensor names (``d2t`` /
-    ``midlayer.``: EAGLE-3; ``fc.weight`` beside ``layers.0.*`` with no ``model.`` prefix: EAGLE-1 exported as a plain
-    Llama config). A
+    ``midlayer.``: EAGLE-3; ``fc.weight`` beside ``layers.0.*`` with no ``model.`` prefix, or EAGLE-1's first layer
+    without ``fc`` (:func:`_eagle1_layer_names`): EAGLE-1 exported as a plain Llama config). A
     speculators-format config names its method (``speculators_model_type``): vLLM's speculators ``algos.py`` maps each
     method to its own loader, so a method no family is (``peagle``, ``mtp``, ``dspark``) is None, never the family its
     keys or names resemble (P-EAGLE carries EAGLE-3's ``draft_vocab_size`` and ``d2t``); so is an architecture that
@@ -403,7 +403,22 @@ def detect_draft_family(config: dict[str, Any] | None, names: list[str] | set[st
         return family("eagle3")
     if "fc.weight" in name_set and any(n.startswith("layers.0.") for n in name_set):
         return family("eagle")
+    if _eagle1_layer_names(name_set):
+        return family("eagle")
     return None
+
+
+def _eagle1_layer_names(names: set[str]) -> bool:
+    """EAGLE-1's own layer layout without its ``fc``: Llama decoder names under ``layers.0.`` with no ``model.``
+    prefix and no ``input_layernorm`` in layer 0. vLLM ``llama_eagle.py`` @00da9231 prefixes every name but ``lm_head``
+    with ``model.`` and builds layer 0 without ``input_layernorm``; a plain causal LM stores ``model.layers.*`` (vLLM's
+    ``LlamaForCausalLM`` has no top-level ``layers`` module), and a Mistral-format export names its attention
+    ``layers.0.attention.*``. Such a draft is EAGLE with its ``fc`` missing, not a draft model of unknown format."""
+    return (
+        any(n.startswith("layers.0.self_attn.") for n in names)
+        and "layers.0.input_layernorm.weight" not in names
+        and not any(n.startswith("model.") for n in names)
+    )
 
 
 @dataclass(frozen=True)

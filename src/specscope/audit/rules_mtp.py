@@ -9,13 +9,10 @@ share and is declared by: :mod:`specscope.audit.architectures` (``architectures.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from specscope.audit.archdoc import unjudged_mtp_model_types
 from specscope.audit.architectures import (
-    MTP_HEAD_PREFIXES,
     DraftLayout,
-    census_mtp_family,
     config_int,
     detect_family,
     draft_layout,
@@ -24,13 +21,12 @@ from specscope.audit.architectures import (
 )
 from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
-from specscope.audit.layout import is_vision, layer_of
 from specscope.audit.rules_heads import breakdown, count_groups, fix_for, names_source, stored_names
 from specscope.audit.rules_shapes import check_mtp_shapes
 from specscope.checkpoint import INDEX_NAME, Checkpoint
 from specscope.checkpoint.dtypes import PACKED_INT_DTYPES
 
-__all__ = ["check_mtp", "mtp_layout", "undeclared_head"]
+__all__ = ["check_mtp", "mtp_layout"]
 
 
 def mtp_layout(ck: Checkpoint) -> DraftLayout | None:
@@ -206,54 +202,6 @@ def _unknown_layout(ck: Checkpoint, layout: DraftLayout, names: set[str], on_hea
             "nearest_needs": list(layout.specific),
             "nearest_stored": have,
         },
-    )
-
-
-def undeclared_head(ck: Checkpoint) -> tuple[Finding, tuple[str, ...]] | None:
-    """``MTP_UNDECLARED`` (WARNING) and the head's prefixes, for MTP tensors a config that declares no MTP head holds:
-    Qwen-style ``mtp.*`` without ``mtp_num_hidden_layers``, MiMo ``model.mtp_layers.*``, or DeepSeek-style layers at
-    index ``num_hidden_layers`` and above with ``num_nextn_predict_layers`` 0 or absent. Engines build only the layers
-    the config declares, so these tensors are never loaded (nor read per step: the census leaves them out)."""
-    if ck.config is None:
-        return None  # no config to declare anything (an extracted head, a bare file): nothing is undeclared
-    names = sorted(set(ck.locations) | set(ck.weight_map))
-    tc = ck.text_config
-    key, prefixes = "", set()
-    if any(n.startswith("mtp.") for n in names):  # Qwen3.5 / Qwen3-Next mtp.*, DeepSeek-V4 mtp.{i}.*
-        key, prefixes = "mtp_num_hidden_layers", {"mtp."}
-    elif any(n.startswith("model.mtp.") for n in names):  # LongCat-Flash model.mtp.*, MiMo-V2 / Inkling layers
-        key, prefixes = "num_nextn_predict_layers", {"model.mtp."}
-    elif any(n.startswith(MTP_HEAD_PREFIXES[1]) for n in names):  # MiMo model.mtp_layers.*, ERNIE model.mtp_block.*
-        key, prefixes = "num_nextn_predict_layers", {MTP_HEAD_PREFIXES[1]}
-    else:
-        n_main = config_int(tc, "num_hidden_layers")
-        main = main_layer_prefix(names)
-        for n in names:
-            lo = layer_of(n)
-            if n_main is not None and lo and lo[0] == main and lo[1] >= n_main and not is_vision(n):
-                prefixes.add(f"{main}layers.{lo[1]}.")
-        key = "num_nextn_predict_layers"
-    if not prefixes:
-        return None
-    held = [n for n in names if n.startswith(tuple(prefixes))]
-    nbytes = sum(i.nbytes for n in held if (i := ck.tensor(n)) is not None)
-    layers = len({lo[1] for n in held if (lo := layer_of(n))}) or 1
-    facts: dict[str, Any] = {"file": "config.json", "tensor": held[0], "n": len(held), "nbytes": nbytes}
-    facts |= {"prefixes": ", ".join(sorted(prefixes)), "layers": layers}
-    details: dict[str, Any] = {"prefixes": sorted(prefixes), "tensors": len(held), "bytes": nbytes}
-    fam = census_mtp_family(ck.config)  # the key its own loader reads: DeepSeek-V4's mtp.* is not Qwen's
-    if fam is None:  # no family's key or fix: the census has no loader for this model type (issue 36)
-        model_type = str(tc.get("model_type") or (ck.config or {}).get("model_type") or "(none)")
-        found = finding(
-            "MTP_UNDECLARED/unknown", model_type=model_type, **facts, details=details | {"model_type": model_type}
-        )
-        return found, tuple(sorted(prefixes))
-    key = fam.layers_key
-    declared = tc.get(key)
-    shown = "absent" if declared is None else f"{declared!r}"
-    return (
-        finding("MTP_UNDECLARED", config_key=key, declared=shown, **facts, details=details | {"config_key": key}),
-        tuple(sorted(prefixes)),
     )
 
 

@@ -34,6 +34,7 @@ Rules and their sources:
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -172,10 +173,47 @@ def check_vocab_bounds(
     """``DRAFT_VOCAB_MISMATCH`` (the draft cannot embed every id the target produces), ``DRAFT_VOCAB_UNVERIFIED``
     (the draft ships no tokenizer and its size differs from the target's) or ``DRAFT_VOCAB_EXCEEDS_TARGET`` (the
     draft's tokenizer defines ids the target's does not: the draft can propose them)."""
+    target_vocab = config_int(target_cfg, "vocab_size")
+    return _head_past_target(draft_ck, layout, target_vocab) + _bounds(
+        draft_ck, layout, target_vocab, target_cfg, draft_tok, target_tok
+    )
+
+
+_OWN_HEAD = re.compile(r"^(?:lm_head|lm_heads\.\d+|head\.\d+)\.weight$")
+
+
+def _head_past_target(ck: Checkpoint, layout: DraftLayout | None, target_vocab: int | None) -> list[Finding]:
+    """``DRAFT_VOCAB_EXCEEDS_TARGET/head`` (ERROR): a separate draft's own output head (``lm_head``, Medusa
+    ``lm_heads.{h}``, MLP speculator ``head.{i}``) with more rows than the target's ``vocab_size``. vLLM drafts the
+    argmax over the head's rows (``medusa.py`` @01dbb081, ``mlp_speculator.py`` @0531c222, ``llama_eagle3.py``
+    @00bd1493), and the target embeds that id at the verify step. A head mapped to target ids by ``d2t`` / ``token_map``
+    is judged by ``DRAFT_VOCAB_MAP``; a plain draft model by ``DRAFT_VOCAB_SIZE_DIFFERS``."""
+    if layout is None or target_vocab is None or layout.family.kind != "draft" or layout.family.key == "draft_model":
+        return []
+    tensors = ck.tensors()
+    plain = {alias_name(layout.family, n): n for n in tensors}
+    if "d2t" in plain or "token_map" in plain:
+        return []
+    heads = sorted((n, tensors[n].shape[0]) for p, n in plain.items() if _OWN_HEAD.match(p) and tensors[n].shape)
+    past = [(n, r) for n, r in heads if r > target_vocab]
+    if not past:
+        return []
+    name, rows = past[0]
+    facts: dict[str, Any] = {"rows": rows, "rows_last": rows - 1, "target_vocab": target_vocab, "n": len(past)}
+    return [finding("DRAFT_VOCAB_EXCEEDS_TARGET/head", file=name, tensor=name, **facts, details=dict(facts))]
+
+
+def _bounds(
+    draft_ck: Checkpoint,
+    layout: DraftLayout | None,
+    target_vocab: int | None,
+    target_cfg: dict[str, Any],
+    draft_tok: TokenizerView | None,
+    target_tok: TokenizerView | None,
+) -> list[Finding]:
     rows, where = embedding_rows(draft_ck, layout)
     draft_vocab = rows if rows is not None else config_int(draft_ck.text_config, "vocab_size")
     where = where if rows is not None else "config.json vocab_size"
-    target_vocab = config_int(target_cfg, "vocab_size")
     if draft_vocab is None:
         return []
     if target_tok is not None and target_tok.size and draft_vocab < target_tok.size:

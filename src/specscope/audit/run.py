@@ -1,10 +1,11 @@
 """``audit_checkpoint``: read a checkpoint's JSON files and safetensors headers (or a GGUF header), run every rule,
 return a report.
 
-Rules (each module names its sources): :mod:`.rules_format` (1-2), :mod:`.rules_mtp` (3), :mod:`.rules_heads` (what
-a draft family requires, :mod:`.architectures`), :mod:`.rules_quant` and :mod:`.rules_fused` (4), :mod:`.rules_actscale`
-(4b: W4A4 NVFP4 activation scales), :mod:`.rules_kv` (5), :mod:`.rules_draft` and :mod:`.rules_vocab` (6-7: draft
-configs, draft <-> target vocabulary, reduced vocabulary maps), :mod:`.census` (8), :mod:`.gguf_audit` (GGUF files).
+Rules (each module names its sources): :mod:`.rules_format` (1-2), :mod:`.rules_mtp` (3), :mod:`.rules_mtp_undeclared`
+(3b: heads no engine loads), :mod:`.rules_heads` (what a draft family requires, :mod:`.architectures`),
+:mod:`.rules_quant` and :mod:`.rules_fused` (4), :mod:`.rules_actscale` (4b: W4A4 NVFP4 activation scales),
+:mod:`.rules_kv` (5), :mod:`.rules_draft` and :mod:`.rules_vocab` (6-7: draft configs, draft <-> target vocabulary,
+reduced vocabulary maps), :mod:`.census` (8), :mod:`.gguf_audit` (GGUF files).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from specscope.audit.rules_fused import check_fused, check_fused_ignore_spelling
 from specscope.audit.rules_heads import check_draft_tensors, check_unread_tensors, names_source, stored_names
 from specscope.audit.rules_kv import check_kv
 from specscope.audit.rules_moe import check_gate_up_scales
-from specscope.audit.rules_mtp import check_mtp, undeclared_head
+from specscope.audit.rules_mtp import check_mtp
+from specscope.audit.rules_mtp_undeclared import undeclared_head
 from specscope.audit.rules_quant import (
     check_quant,
     check_shared_embedding,

@@ -1,0 +1,98 @@
+"""Rule 3b: MTP heads no engine loads: tensors the config does not declare, and a head declared for a model type the
+census has no MTP loader for.
+
+Sources: the families' loaders (:mod:`specscope.audit.architectures`, ``architectures.toml``), which build only the
+layers their key declares; MiniMax-M2 (config.json ``use_mtp: true``, ``num_mtp_modules: 3``): vLLM
+vllm/model_executor/models/minimax_m2.py @01d99586 reads ``num_mtp_modules`` only in
+``get_spec_layer_idx_from_weight_name``, to skip ``model.layers.{N+i}`` (i < num_mtp_modules) in the target's loader,
+and vllm/config/speculative.py @002e77c1 ``hf_config_override`` maps no ``minimax_m2`` model type to an MTP model;
+SGLang's python/sglang/srt/configs/model_config.py @001adf56 names no draft class for it (docs/architectures.md census).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from specscope.audit.archdoc import unjudged_mtp_model_types
+from specscope.audit.architectures import MTP_HEAD_PREFIXES, census_mtp_family, config_int, main_layer_prefix
+from specscope.audit.catalog import finding
+from specscope.audit.findings import Finding
+from specscope.audit.layout import is_vision, layer_of
+from specscope.checkpoint import Checkpoint
+
+__all__ = ["declared_mtp_keys", "undeclared_head"]
+
+#: config keys that declare an MTP head in a model type whose engines read them for no MTP loader (MiniMax-M2's,
+#: vLLM minimax_m2.py @01d99586): ``use_mtp`` (bool) and ``num_mtp_modules`` (the layer count the target skips)
+_NO_LOADER_KEYS = ("use_mtp", "num_mtp_modules")
+
+
+def declared_mtp_keys(tc: dict[str, Any]) -> str:
+    """``"use_mtp: True, num_mtp_modules: 3"`` when the text config declares an MTP head by the keys of
+    :data:`_NO_LOADER_KEYS` (``use_mtp`` true, or absent with ``num_mtp_modules`` > 0), else ``""``."""
+    use = tc.get("use_mtp")
+    count = config_int(tc, "num_mtp_modules")
+    if use is False or (use is not True and not count):
+        return ""
+    return ", ".join(f"{k}: {tc[k]!r}" for k in _NO_LOADER_KEYS if k in tc)
+
+
+def _head_prefixes(ck: Checkpoint, names: list[str]) -> tuple[str, set[str]]:
+    """(the key of the layout the stored names resemble, their prefixes): Qwen-style ``mtp.*``, ``model.mtp.*``,
+    MiMo / ERNIE ``model.mtp_*``, else DeepSeek-style layers at ``num_hidden_layers`` and above."""
+    if any(n.startswith("mtp.") for n in names):  # Qwen3.5 / Qwen3-Next mtp.*, DeepSeek-V4 mtp.{i}.*
+        return "mtp_num_hidden_layers", {"mtp."}
+    if any(n.startswith("model.mtp.") for n in names):  # LongCat-Flash model.mtp.*, MiMo-V2 / Inkling layers
+        return "num_nextn_predict_layers", {"model.mtp."}
+    if any(n.startswith(MTP_HEAD_PREFIXES[1]) for n in names):  # MiMo model.mtp_layers.*, ERNIE model.mtp_block.*
+        return "num_nextn_predict_layers", {MTP_HEAD_PREFIXES[1]}
+    n_main = config_int(ck.text_config, "num_hidden_layers")
+    main = main_layer_prefix(names)
+    prefixes = set()
+    for n in names:
+        lo = layer_of(n)
+        if n_main is not None and lo and lo[0] == main and lo[1] >= n_main and not is_vision(n):
+            prefixes.add(f"{main}layers.{lo[1]}.")
+    return "num_nextn_predict_layers", prefixes
+
+
+def undeclared_head(ck: Checkpoint) -> tuple[Finding, tuple[str, ...]] | None:
+    """``MTP_UNDECLARED`` (WARNING) and the head's prefixes, for MTP tensors a config that declares no MTP head holds:
+    Qwen-style ``mtp.*`` without ``mtp_num_hidden_layers``, MiMo ``model.mtp_layers.*``, or DeepSeek-style layers at
+    index ``num_hidden_layers`` and above with ``num_nextn_predict_layers`` 0 or absent. Engines build only the layers
+    the config declares, so these tensors are never loaded (nor read per step: the census leaves them out).
+
+    A model type no engine of the census loads an MTP head for, whose config declares one by :data:`_NO_LOADER_KEYS`
+    (MiniMax-M2): ``MTP_NO_ENGINE`` (INFO) with no such tensor stored, ``MTP_NO_ENGINE/stored`` (WARNING) with them;
+    never another family's rule or fix."""
+    if ck.config is None:
+        return None  # no config to declare anything (an extracted head, a bare file): nothing is undeclared
+    names = sorted(set(ck.locations) | set(ck.weight_map))
+    tc = ck.text_config
+    key, prefixes = _head_prefixes(ck, names)
+    fam = census_mtp_family(ck.config)  # the key its own loader reads: DeepSeek-V4's mtp.* is not Qwen's
+    model_type = str(tc.get("model_type") or (ck.config or {}).get("model_type") or "(none)")
+    declared = "" if fam is not None or model_type in unjudged_mtp_model_types() else declared_mtp_keys(tc)
+    if not prefixes:
+        if not declared:
+            return None
+        said: dict[str, Any] = {"model_type": model_type, "declared": declared}
+        return finding("MTP_NO_ENGINE", file="config.json", **said, details=dict(said)), ()
+    held = [n for n in names if n.startswith(tuple(prefixes))]
+    nbytes = sum(i.nbytes for n in held if (i := ck.tensor(n)) is not None)
+    layers = len({lo[1] for n in held if (lo := layer_of(n))}) or 1
+    facts: dict[str, Any] = {"file": "config.json", "tensor": held[0], "n": len(held), "nbytes": nbytes}
+    facts |= {"prefixes": ", ".join(sorted(prefixes)), "layers": layers}
+    details: dict[str, Any] = {"prefixes": sorted(prefixes), "tensors": len(held), "bytes": nbytes}
+    if fam is None:  # no family's key or fix: the census has no loader for this model type (issue 36)
+        details |= {"model_type": model_type}
+        code = "MTP_NO_ENGINE/stored" if declared else "MTP_UNDECLARED/unknown"
+        found = finding(code, model_type=model_type, declared=declared, **facts, details=details)
+        return found, tuple(sorted(prefixes))
+    key = fam.layers_key
+    value = tc.get(key)
+    shown = "absent" if value is None else f"{value!r}"
+    return (
+        finding("MTP_UNDECLARED", config_key=key, declared=shown, **facts, details=details | {"config_key": key}),
+        tuple(sorted(prefixes)),
+    )

@@ -1,0 +1,55 @@
+"""An MTP head a config declares for a model type no engine of the census loads an MTP head for (MiniMax-M2).
+
+MiniMax-M2's config.json declares ``use_mtp: true``, ``num_mtp_modules: 3``, ``mtp_transformer_layers: 1``. vLLM
+reads ``num_mtp_modules`` only to skip ``model.layers.{N+i}`` (i < num_mtp_modules) in the target's loader
+(vllm/model_executor/models/minimax_m2.py @01d99586 ``get_spec_layer_idx_from_weight_name``), and
+vllm/config/speculative.py @002e77c1 ``hf_config_override`` maps no ``minimax_m2`` model type to an MTP model (its MTP
+list has ``minimax_m3_mtp`` only); SGLang's ``model_config.py`` @001adf56 names no MiniMax-M2 draft class.
+
+Before (issue 36 leftover, aud57): such a checkpoint with no MTP tensor gave no finding at all (a user reading
+``use_mtp: true`` expects ``--speculative-config method mtp`` to work), and with the head's tensors stored the warning
+said "an MTP head the config does not declare". Now: ``MTP_NO_ENGINE`` (info, exit 0) says no engine loads it, and
+``MTP_NO_ENGINE/stored`` (warning, exit 0) names the stored tensors as declared and never read; no family's rule or
+fix either way.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from specscope.audit import audit_checkpoint
+
+from .ckmaker import dense_config, dense_model, layer, write
+
+V = 64
+
+
+def _minimax_m2(**extra: object) -> dict:
+    cfg = {**dense_config(2, V), "architectures": ["MiniMaxM2ForCausalLM"], "model_type": "minimax_m2"}
+    return cfg | {"use_mtp": True, "num_mtp_modules": 3, "mtp_transformer_layers": 1} | extra
+
+
+def test_declared_mtp_with_no_engine_and_no_tensors_is_named(tmp_path: Path) -> None:
+    r = audit_checkpoint(write(tmp_path / "ck", dense_model(2, V), _minimax_m2()))
+    assert r.exit_code == 0 and r.errors == [] and r.warnings == []
+    (f,) = r.findings
+    assert (f.code, f.severity.value) == ("MTP_NO_ENGINE", "info")
+    assert "use_mtp: True, num_mtp_modules: 3" in f.message and "'minimax_m2'" in f.message
+    assert "no engine" in f.message and "stores no MTP tensor" in f.message
+    assert f.fix is not None and "graft" not in f.fix and not re.search(r"deepseek-ai|Qwen/", f.fix)
+
+
+def test_declared_mtp_with_no_engine_and_its_tensors_stored_is_declared_and_never_read(tmp_path: Path) -> None:
+    shapes = dense_model(2, V) | layer("model.layers.2.")
+    r = audit_checkpoint(write(tmp_path / "ck", shapes, _minimax_m2()))
+    assert r.exit_code == 0 and r.errors == []
+    (f,) = r.findings
+    assert (f.code, f.severity.value) == ("MTP_NO_ENGINE", "warning")
+    assert "9 tensors" in f.message and "model.layers.2." in f.message and "does not declare" not in f.message
+    assert f.details["prefixes"] == ["model.layers.2."] and f.details["model_type"] == "minimax_m2"
+
+
+def test_use_mtp_false_declares_nothing(tmp_path: Path) -> None:
+    r = audit_checkpoint(write(tmp_path / "ck", dense_model(2, V), _minimax_m2(use_mtp=False)))
+    assert r.findings == [] and r.exit_code == 0
