@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from hangguard import HANG_S
+from specscope.client.workers import run_in_workers
+from specscope.engine.server import EmbeddedServer
 from specscope.truth.process import TruthServer
 from specscope.truth.router import Router
 
@@ -19,6 +21,10 @@ from specscope.truth.router import Router
 # hang guard (issue 37); a test that passes its own start_timeout_s keeps it.
 TruthServer.__init__.__kwdefaults__["start_timeout_s"] = HANG_S
 Router.__init__.__kwdefaults__["start_timeout_s"] = HANG_S
+# The same for the embedded engine's start (120 s: llama.cpp loading a model) and the client's spawned workers'
+# start (120 s: spawn and imports), for the tests and the in-process bench runs that take their defaults.
+EmbeddedServer.__init__.__kwdefaults__["start_timeout_s"] = HANG_S
+run_in_workers.__kwdefaults__["start_timeout_s"] = HANG_S
 
 # A shell that starts the suite in the background (`make test &`) ignores SIGINT, and every child process inherits
 # that: the tests that press Ctrl-C on a subprocess would see nothing happen. A caught disposition here resets to the

@@ -50,7 +50,7 @@ def test_a_settings_file_above_the_limit_says_so_by_its_size(tmp_path):
     env = {**os.environ, "PYTHONPATH": SRC}
     res = subprocess.run(
         [sys.executable, "-m", "specscope", "bench", "--run-file", str(path)], capture_output=True, text=True,
-        timeout=60, env=env,
+        timeout=HANG_S, env=env,
     )  # fmt: skip
     assert res.returncode == 2, res.stderr
     assert res.stderr == (

@@ -39,12 +39,53 @@ def _cpu_share_while_waiting(on: bool, wait_s: float = 0.3) -> tuple[float, int]
     return run_sync(go())
 
 
+def _select_timeouts_while_waiting(on: bool, wait_s: float = 0.3) -> tuple[list[float | None], int]:
+    """(the timeout of each ``select`` the loop made while awaiting a ``wait_s`` sleep inside the block; tasks left
+    afterwards), on asyncio's own loop with its selector's ``select`` wrapped to record them."""
+    loop = asyncio.new_event_loop()
+    seen: list[float | None] = []
+    real = loop._selector.select  # type: ignore[attr-defined]
+
+    def select(timeout: float | None = None):  # noqa: ANN202
+        seen.append(timeout)
+        return real(timeout)
+
+    loop._selector.select = select  # type: ignore[attr-defined]
+
+    async def go() -> tuple[list[float | None], int]:
+        async with busy_polling(on):
+            seen.clear()
+            await asyncio.sleep(wait_s)
+            waited = list(seen)
+        await asyncio.sleep(0)
+        return waited, len(asyncio.all_tasks()) - 1  # minus this one
+
+    try:
+        return loop.run_until_complete(go())
+    finally:
+        loop.close()
+
+
 def test_busy_polling_keeps_the_loop_awake_and_stops_with_the_block():
+    """What busy polling does, whatever the machine's load (issue 37): while it is on, every ``select`` of the loop
+    polls (timeout 0, never a wait in ``epoll_wait``), in as many iterations as the CPU it gets allows (at least the
+    two that run the timer and resume the waiter); off, it makes those few and no more: it waits in ``select`` for
+    the timer (up to 0.3 s; less when load delayed the select itself). The CPU share that follows is
+    test_busy_polling_spends_cpu_while_waiting's."""
+    busy, left_busy = _select_timeouts_while_waiting(True)
+    idle, left_idle = _select_timeouts_while_waiting(False)
+    assert len(busy) >= 2 and set(busy) == {0}, busy[:20]  # each iteration polls; the 0.3 s pass in many of them
+    assert 1 <= len(idle) <= 3, idle  # no spinning: the timer's wait, and the waiter's resumption
+    assert left_busy == left_idle == 0  # the polling task is gone when the block ends
+
+
+@pytest.mark.timing  # CPU time over wall time: another process on a 2-core VM moves both fractions
+def test_busy_polling_spends_cpu_while_waiting():
     busy, left_busy = _cpu_share_while_waiting(True)
     idle, left_idle = _cpu_share_while_waiting(False)
     # polling burns the core it runs on (1.0 on a free core; 0.14 on a 2-core machine at load 7, a fresh clone's
-    # make test beside other work, 2026-12-06); a sleeping loop uses next to nothing (0.0006-0.01): a ratio, so
-    # the load that shrinks the first share cannot break it
+    # make test beside other work, 2026-12-06); a sleeping loop uses next to nothing (0.0006-0.01): a margin of 5x
+    # under the loaded figure, and a ratio of 20
     assert busy >= 0.05 and busy >= 20 * max(idle, 0.001) and idle <= 0.1, (busy, idle)
     assert left_busy == left_idle == 0  # the polling task is gone when the block ends
 

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from hangguard import HANG_S
 from specscope.client.metrics import scrape
 from specscope.errors import ServerUnreachable
 
@@ -71,7 +72,7 @@ def test_a_scrape_on_a_connection_the_server_closed_is_sent_again_on_a_new_one(
     base = f"http://127.0.0.1:{server_one_answer.port}"
 
     async def go() -> list[float | None]:
-        async with httpx.AsyncClient(timeout=10.0) as client:
+        async with httpx.AsyncClient(timeout=HANG_S) as client:
             return [(await scrape(client, base)).drafts for _ in range(3)]
 
     assert asyncio.run(go()) == [7, 7, 7]
@@ -84,7 +85,7 @@ def test_a_server_that_never_answers_is_still_unreachable_after_one_more_try() -
     try:
 
         async def go() -> None:
-            async with httpx.AsyncClient(timeout=10.0) as client:
+            async with httpx.AsyncClient(timeout=HANG_S) as client:
                 await scrape(client, f"http://127.0.0.1:{s.port}")
 
         with pytest.raises(ServerUnreachable) as info:

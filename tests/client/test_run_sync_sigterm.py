@@ -14,6 +14,7 @@ import signal
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.client import run_sync
 
 
@@ -58,7 +59,7 @@ async def _kill_self_inside_data_received(seconds_after: float, slept: list[floa
 
     transport, _ = await asyncio.get_running_loop().create_connection(Client, "127.0.0.1", port)
     try:
-        line = await asyncio.wait_for(got, 5.0)
+        line = await asyncio.wait_for(got, HANG_S)  # the hang guard: the line is sent at once (issue 37)
         await asyncio.sleep(seconds_after)
         slept.append(seconds_after)
         return line

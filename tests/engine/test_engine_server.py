@@ -117,10 +117,12 @@ _PARENT = textwrap.dedent(
     import sys, time
     from pathlib import Path
     from specscope.engine import EmbeddedServer, get_config
-    s = EmbeddedServer(get_config("base").with_updates(ctx_per_slot_tokens=512, n_parallel=1), Path(sys.argv[1]))
+    hang_s = float(sys.argv[2])  # the hang guard: the start's limit, and past any wait of the test's (issue 37)
+    cfg = get_config("base").with_updates(ctx_per_slot_tokens=512, n_parallel=1)
+    s = EmbeddedServer(cfg, Path(sys.argv[1]), start_timeout_s=hang_s)
     s.start()
     print(s.pid, s.base_url, flush=True)
-    time.sleep(60)
+    time.sleep(2 * hang_s)
     """
 )
 
@@ -128,7 +130,7 @@ _PARENT = textwrap.dedent(
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
 def test_child_goes_when_parent_is_interrupted_or_killed(tmp_path: Path, sig: signal.Signals) -> None:
     parent = subprocess.Popen(
-        [sys.executable, "-c", _PARENT, str(tmp_path / "s.log")], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", _PARENT, str(tmp_path / "s.log"), str(HANG_S)], stdout=subprocess.PIPE, text=True
     )
     try:
         line = parent.stdout.readline().split()

@@ -2,6 +2,7 @@
 
 import json
 
+from hangguard import HANG_S
 from paths import CASES
 from specscope.gate import checks
 from specscope.gate.model import Probe, ProbeOutput
@@ -168,14 +169,17 @@ def test_code_correct_answer_passes():
         "Here you go:\n```python\ndef running_max(xs):\n    out, best = [], None\n    for x in xs:\n"
         "        best = x if best is None or x > best else best\n        out.append(best)\n    return out\n```\n"
     )
-    c = checks.check_code(ProbeOutput(text=text, finish_reason="stop"), "running_max", RUNNING_MAX.expected["tests"])
+    # the limit is the hang guard: a loaded machine may take more than the default 10 s to run the tests (issue 37)
+    c = checks.check_code(
+        ProbeOutput(text=text, finish_reason="stop"), "running_max", RUNNING_MAX.expected["tests"], timeout_s=HANG_S
+    )
     assert c.passed, c.why
     assert c.metrics["returncode"] == 0
 
 
 def test_code_wrong_answer_fails():
     text = "```python\ndef running_max(xs):\n    return sorted(xs)\n```"
-    c = checks.check_code(ProbeOutput(text=text), "running_max", RUNNING_MAX.expected["tests"])
+    c = checks.check_code(ProbeOutput(text=text), "running_max", RUNNING_MAX.expected["tests"], timeout_s=HANG_S)
     assert not c.passed and c.why == "running_max: tests failed: AssertionError"
 
 

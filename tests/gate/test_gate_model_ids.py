@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.errors import ServerUnreachable
 from specscope.gate.backend import HttpxChat
 from specscope.truth.process import TruthServer
@@ -14,7 +15,7 @@ from specscope.truth.script import TruthScript
 
 def _name(body: str) -> str:
     script = TruthScript(serve_models=True, garbage={"/v1/models": [0]}, garbage_body={"/v1/models": body})
-    with TruthServer(script) as ts, HttpxChat(timeout_s=30) as chat:
+    with TruthServer(script) as ts, HttpxChat(timeout_s=HANG_S) as chat:
         return chat.model_name(ts.base_url)
 
 

@@ -2,6 +2,7 @@ import json
 
 import pytest
 
+from hangguard import HANG_S
 from specscope.errors import ConfigError, StoreError
 from specscope.gate import GATES, load_gate_run, load_profile, load_suite
 from specscope.gate.probes import build_long_context_probe, load_probes
@@ -76,19 +77,19 @@ def test_long_context_probe_plants_needle_at_depth():
 
 def test_sandbox_blocks_network_and_uses_temp_cwd(tmp_path):
     run = run_code_tests(
-        "import socket\ndef f():\n    return socket.create_connection(('127.0.0.1', 9))\n", "f()\n", timeout_s=10
+        "import socket\ndef f():\n    return socket.create_connection(('127.0.0.1', 9))\n", "f()\n", timeout_s=HANG_S
     )
     assert not run.passed and "network disabled in the specscope gate sandbox" in run.stderr_tail
     run = run_code_tests(
         "import os\ndef cwd():\n    return os.getcwd()\n",
         "import sys\nassert cwd().rsplit('/', 1)[-1].startswith('specscope-gate-')\n"
         "assert sys.flags.isolated == 1 and sys.flags.no_site == 1\n",
-        timeout_s=10,
+        timeout_s=HANG_S,
     )
     assert run.passed, run.stderr_tail
     assert not list(tmp_path.iterdir())
     run = run_code_tests(
-        "def big():\n    return bytearray(2 * 1024 ** 3)\n", "big()\n", timeout_s=10, memory_bytes=512 * 1024**2
+        "def big():\n    return bytearray(2 * 1024 ** 3)\n", "big()\n", timeout_s=HANG_S, memory_bytes=512 * 1024**2
     )
     assert not run.passed and "MemoryError" in run.stderr_tail
 

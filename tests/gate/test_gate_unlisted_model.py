@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import httpx
 
+from hangguard import HANG_S
 from specscope.gate.backend import HttpxChat
 from specscope.targets.servers import ExternalServer, served_model_name
 from specscope.truth.process import TruthServer
@@ -14,8 +15,8 @@ from specscope.truth.script import TruthScript
 
 def test_gate_and_bench_name_an_unlisted_model_alike():
     with TruthServer(TruthScript()) as ts:
-        assert httpx.get(ts.base_url + "/v1/models").status_code == 404
-        with HttpxChat(timeout_s=30) as chat:
+        assert httpx.get(ts.base_url + "/v1/models", timeout=HANG_S).status_code == 404
+        with HttpxChat(timeout_s=HANG_S) as chat:
             gate_name = chat.model_name(ts.base_url)
         with ExternalServer("base", ts.base_url) as bench:
             bench_name = bench.model_name

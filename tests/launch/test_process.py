@@ -44,7 +44,7 @@ def test_start_serve_describe_stop(tmp_path):
     server = VllmServer(_recipe(FAKE_VLLM_CHILD_PID_FILE=str(pid_file)), log, start_timeout_s=HANG_S)
     with server:
         assert server.base_url == f"http://127.0.0.1:{server.port}"
-        assert httpx.get(server.base_url + "/health").status_code == 200
+        assert httpx.get(server.base_url + "/health", timeout=HANG_S).status_code == 200
         assert server.model_name == "tiny-served"
         assert server.alive() is True
         assert server.startup_s is not None and server.startup_s > 0
@@ -81,11 +81,15 @@ def test_exit_during_startup_names_the_failure(tmp_path):
 
 
 def test_health_timeout_kills_the_child(tmp_path):
+    """The 1.5 s start limit runs out (the stand-in never listens): the error says so with the log's tail, and the
+    child is stopped. The tail is checked on the launcher's own first line, written before the child starts: the
+    child's own "Resolved architecture" line may come after 1.5 s on a loaded machine (issue 37); that a child's
+    lines reach the tail is test_exit_during_startup_names_the_failure's (it waits for the child to exit)."""
     server = VllmServer(_recipe(FAKE_VLLM_MODE="hang"), tmp_path / "hang.log", start_timeout_s=1.5, stop_timeout_s=5)
     with pytest.raises(ServerStartError) as info:
         server.start()
     assert info.value.message == "vLLM for recipe 'fake' did not become healthy"
-    assert "Resolved architecture: LlamaForCausalLM" in info.value.log_tail
+    assert info.value.log_tail.splitlines()[0] == f"# specscope launch: {server.command_line}"
     assert server._proc is not None and server._proc.poll() is not None
 
 

@@ -18,6 +18,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from hangguard import HANG_S
 from paths import FIXTURES
 
 DT = {
@@ -64,7 +65,7 @@ def _ct_python() -> str | None:
         str(Path.home() / ".cache/specscope-test-venvs/ct/bin/python"),
     ]
     for py in candidates:
-        if py and Path(py).exists() and subprocess.run([py, "-c", _CT_PROBE], timeout=60).returncode == 0:
+        if py and Path(py).exists() and subprocess.run([py, "-c", _CT_PROBE], timeout=HANG_S).returncode == 0:
             return py
     return None
 

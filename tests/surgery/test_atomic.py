@@ -112,6 +112,32 @@ def test_free_space_counts_links_that_must_be_copied(tmp_path: Path):
         subprocess.run(["rm", "-rf", str(shm)], check=False)
 
 
+def _state(pid: int) -> str:
+    """The process state letter of ``pid`` from /proc (R, S, D, T, Z, ...); "" when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[-1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
+
+
+def _stopped_while_partial(proc: subprocess.Popen[bytes], out: Path) -> bool:
+    """Look for the partial folder with the child stopped (SIGSTOP, then its state is T), and leave it stopped once the
+    partial folder is there and ``out`` is not; True then. Each look sees a state the child cannot change before the
+    caller's kill (issue 37: polling a running child, a loaded machine could let it rename the partial folder to
+    ``out`` between the look and the kill). False when the child ended first (or after the hang guard)."""
+    deadline = time.monotonic() + HANG_S
+    while proc.poll() is None and time.monotonic() < deadline:
+        os.kill(proc.pid, signal.SIGSTOP)
+        while _state(proc.pid) not in ("T", "Z", "") and time.monotonic() < deadline:
+            time.sleep(0.0005)
+        if _partials(out) and not out.exists():
+            return True
+        os.kill(proc.pid, signal.SIGCONT)
+        time.sleep(0.001)
+    return False
+
+
 def test_killed_surgery_leaves_no_output_folder(tmp_path: Path):
     target = make_qwen36_checkpoint(tmp_path / "t", seed=0)
     src = make_qwen36_checkpoint(tmp_path / "s", seed=1)
@@ -122,11 +148,8 @@ def test_killed_surgery_leaves_no_output_folder(tmp_path: Path):
     env = {k: v for k, v in os.environ.items() if k != "SPECSCOPE_DEBUG"}
     cmd = [sys.executable, "-m", "specscope", "surgery", "graft", str(target), "--from", str(src), "--out", str(out)]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + HANG_S
-    while not _partials(out) and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.001)
-    assert _partials(out), "the partial folder never appeared"
-    proc.send_signal(signal.SIGKILL)
+    assert _stopped_while_partial(proc, out), "the partial folder never appeared"
+    proc.send_signal(signal.SIGKILL)  # the child is stopped (SIGSTOP) with its partial folder there and no --out
     proc.wait(timeout=HANG_S)
     assert proc.returncode == -signal.SIGKILL
     assert not out.exists()  # only the hidden partial folder is left

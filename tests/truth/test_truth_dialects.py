@@ -100,8 +100,12 @@ def test_responses_stream_completed_and_keyed_on_its_input(truth):
 def test_apis_left_out_are_refused_like_vllm(status, body):
     with TruthServer(TruthScript(default=PLAN, apis=["/v1/completions"], refuse_status=status)) as ts:
         for path in ("/v1/chat/completions", "/v1/responses"):
-            r = httpx.post(f"{ts.base_url}{path}", json={"model": "m", "messages": MESSAGES, "stream": True})
+            r = httpx.post(
+                f"{ts.base_url}{path}", json={"model": "m", "messages": MESSAGES, "stream": True}, timeout=HANG_S
+            )
             assert (r.status_code, r.json()) == (status, body)
-        ok = httpx.post(f"{ts.base_url}/v1/completions", json={"model": "m", "prompt": "hi", "stream": True})
+        ok = httpx.post(
+            f"{ts.base_url}/v1/completions", json={"model": "m", "prompt": "hi", "stream": True}, timeout=HANG_S
+        )
         assert ok.status_code == 200 and ok.text.endswith("data: [DONE]\n\n")
         assert [s["path"] for s in ts.served()] == ["/v1/completions"]  # refusals are not served requests

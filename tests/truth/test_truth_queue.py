@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import httpx
 import pytest
@@ -28,25 +29,41 @@ def _bodies(n: int) -> list[tuple[str, dict]]:
     ]
 
 
-def test_cap_3_of_8_each_stream_carries_its_own_queue_wait():
+def _burst_of_8() -> tuple[list, dict]:
+    """8 requests at once to a server with 3 slots: (the client's records, the server's record of each by prompt)."""
     with TruthServer(TruthScript(default=PLAN, max_running=3)) as ts:
         recs = run_sync(run_fixed_concurrency(ts.base_url, _bodies(8), 8, ClientSettings()))
-        served = {s["prompt"]: s for s in ts.served()}
-    assert [r.status for r in recs] == ["ok"] * 8
-    by_arrival = sorted(recs, key=lambda r: served["q" + r.prompt_id[1:]]["arrival_ns"])
-    for r in recs:
-        s = served["q" + r.prompt_id[1:]]
-        # exactly the wait for a slot the server logged (ms on the wire, s in the record)
-        assert r.queue_s == pytest.approx((s["slot_ns"] - s["arrival_ns"]) / 1e9, abs=1e-9)
-    # the first 3 arrivals got a slot at once: 0 exactly
-    assert [r.queue_s for r in by_arrival[:3]] == [0.0, 0.0, 0.0]
-    # a slot frees only when a response ends, >= 860 ms after that slot was given: the queued ones waited
-    first_slot = min(served["q" + r.prompt_id[1:]]["slot_ns"] for r in by_arrival[:3])
-    assert all(served["q" + r.prompt_id[1:]]["slot_ns"] - first_slot >= 860e6 for r in by_arrival[3:])
-    assert all(r.queue_s > 0 for r in by_arrival[3:])
-    # FIFO: slots are handed out in arrival order (no bound on the wait itself: that depends on the machine's load)
-    slots = [served["q" + r.prompt_id[1:]]["slot_ns"] for r in by_arrival]
-    assert slots == sorted(slots)
+        return recs, {s["prompt"]: s for s in ts.served()}
+
+
+def test_cap_3_of_8_each_stream_carries_its_own_queue_wait():
+    # A request waits for a slot when it arrives while the first 3 still run. The client sends all 8 at once, but a
+    # loaded machine may delay the 4th past the first response's end (860 ms; issue 37): then nothing is queued and
+    # the burst is sent again (bounded by the hang guard); every burst is checked in full.
+    deadline = time.monotonic() + HANG_S
+    while True:
+        recs, served = _burst_of_8()
+        assert [r.status for r in recs] == ["ok"] * 8
+        by_arrival = sorted(recs, key=lambda r: served["q" + r.prompt_id[1:]]["arrival_ns"])
+        for r in recs:
+            s = served["q" + r.prompt_id[1:]]
+            # exactly the wait for a slot the server logged (ms on the wire, s in the record)
+            assert r.queue_s == pytest.approx((s["slot_ns"] - s["arrival_ns"]) / 1e9, abs=1e-9)
+        # the first 3 arrivals got a slot at once: 0 exactly
+        assert [r.queue_s for r in by_arrival[:3]] == [0.0, 0.0, 0.0]
+        # a slot frees only when a response ends, >= 860 ms after that slot was given: later ones got theirs after
+        first_three = [served["q" + r.prompt_id[1:]] for r in by_arrival[:3]]
+        first_slot, first_free = min(s["slot_ns"] for s in first_three), min(s["end_ns"] for s in first_three)
+        assert all(served["q" + r.prompt_id[1:]]["slot_ns"] - first_slot >= 860e6 for r in by_arrival[3:])
+        # those that arrived while the first 3 ran found no slot: they waited, and carry that wait
+        busy = [r for r in by_arrival[3:] if served["q" + r.prompt_id[1:]]["arrival_ns"] < first_free]
+        assert all(r.queue_s > 0 for r in busy)
+        # FIFO: slots are handed out in arrival order (no bound on the wait itself: that depends on the machine's load)
+        slots = [served["q" + r.prompt_id[1:]]["slot_ns"] for r in by_arrival]
+        assert slots == sorted(slots)
+        if busy:
+            break
+        assert time.monotonic() < deadline, f"no request of a burst of 8 arrived while 3 ran, in {HANG_S} s"
 
 
 def test_usage_chunk_has_vllm_timing_fields_in_order_before_speculative_decoding():

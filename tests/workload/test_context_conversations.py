@@ -11,6 +11,7 @@ import asyncio
 import httpx
 import pytest
 
+from hangguard import HANG_S
 from specscope.errors import ConfigError
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
 from specscope.workload.context import ContextBuilder
@@ -19,7 +20,7 @@ from specscope.workload.prompt import Prompt
 
 def _extend(prompt: Prompt, target: int) -> Prompt:
     async def go(base: str) -> Prompt:
-        async with httpx.AsyncClient() as http:
+        async with httpx.AsyncClient(timeout=HANG_S) as http:
             return await ContextBuilder(http, base, "m", "vllm").extend(prompt, target, 0)
 
     with TruthServer(TruthScript(default=ResponsePlan(output_tokens=2), serve_tokenizer=True)) as ts:
