@@ -285,7 +285,7 @@ def _profile(
         "load": load,
         "phase": phase,
         "engine": data.manifest.engine,
-        "max_tokens": opts.max_tokens,
+        "max_tokens": _max_tokens_sent(cells, opts.max_tokens),
         "temperature": opts.temperature,
         "cells": len(cells),
     }
@@ -307,6 +307,15 @@ def _profile(
         "flags": list(view.flags),
     }
     return Profile(config, workload, level, phase, body, beside)
+
+
+def _max_tokens_sent(cells: Sequence[CellSummary], option: int | None) -> int | None:
+    """The ``max_tokens`` the group's requests were sent with (tokens): each cell's stored largest
+    (``ClientFacts.max_tokens``; a pack or file row with its own length, such as ``repeat``'s
+    :data:`~specscope.workload.packs.REPEAT_MAX_TOKENS`, sends that in place of ``--max-tokens``), the largest of
+    them; ``option`` (the run's ``--max-tokens``) only for cells stored before the requests' own was."""
+    sent = [c.client.max_tokens for c in cells if c.client is not None and c.client.max_tokens is not None]
+    return max(sent) if sent else option
 
 
 def is_folder_target(target: Path) -> bool:

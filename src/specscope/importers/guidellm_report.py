@@ -40,18 +40,19 @@ by default, 10240 with ``GUIDELLM__MAX_CONCURRENCY=10240``) that ``init_processe
 That is no level the client was set to: such a benchmark sends every request at once and is read as vLLM's
 ``--request-rate inf`` without ``--max-concurrency`` is (:mod:`specscope.importers.vllm_serve`: a closed loop of its
 requests), N = the requests sent (successful + errored + incomplete, at most the worker limit), with a warning
-naming the limit not taken. 0.4-0.6 reports keep the command line, not the profile: their throughput benchmark is
-read at the strategy's figure as before.
+naming the limit not taken. 0.4-0.6 reports have no scenario: each benchmark's ``config.profile`` is the
+``Profile`` itself (``type_`` ``throughput`` or ``sweep``, ``max_concurrency`` as the user set it, null without
+``--rate``; ``profiles.py`` @ v0.4.0-v0.6.1), read the same way (tests/data/imports/guidellm_0.5.3_*.json).
 
 GuideLLM's default profile ``sweep`` (``guidellm/benchmark/profiles/sweep.py`` of 0.8.1, and ``profile.py`` of the
 earlier schema) runs a ``synchronous`` benchmark, then a ``throughput`` one, then ``constant`` or ``poisson``
 benchmarks at rates spread between the two measured request rates (``np.linspace``, the first left out): closed and
 open loops in one report. The throughput benchmark's ``max_concurrency`` is the sweep's (512 by default since 0.7);
 the earlier schema writes none (null: no level), and 0.4-0.6 the client's own in-flight limit the worker group set
-(``settings.max_concurrency``, 512). Which loop kind is imported is :func:`specscope.importers.write.import_files`'s
-choice. The rates are derived from the report's own measurements, so another sweep (another config, or a repeat)
-shares none of them: levels pair only at equal rates, and a note on the report's first request-rate benchmark says
-so.
+(``settings.max_concurrency``, 512) while the sweep profile's ``max_concurrency`` is null: read uncapped, as above.
+Which loop kind is imported is :func:`specscope.importers.write.import_files`'s choice. The rates are derived from
+the report's own measurements, so another sweep (another config, or a repeat) shares none of them: levels pair only
+at equal rates, and a note on the report's first request-rate benchmark says so.
 """
 
 from __future__ import annotations
@@ -158,11 +159,31 @@ def _no_level(strategy: Mapping[str, Any]) -> str:
     return f"strategy {kind!r} names no level (its streams, cap or rate absent)"
 
 
-def _uncapped(doc: Mapping[str, Any], strategy: Mapping[str, Any], facts: Mapping[str, Any]) -> tuple[Load, str] | None:
+#: the profiles whose ``throughput`` strategy runs at the profile's ``max_concurrency`` (module docstring)
+_UNCAPPED_KINDS = ("throughput", "sweep")
+
+
+def _profile(doc: Mapping[str, Any], bench: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
+    """The profile that made ``bench``'s strategy and where it was read: the 0.7+ scenario's ``config.spec.profile``,
+    else the benchmark's own ``config.profile`` (0.4-0.6 record no scenario: their benchmark's profile is the
+    ``Profile`` object itself, ``type_`` and ``max_concurrency`` as the user set it; ``profiles.py`` @ v0.4.0-v0.6.1);
+    ``{}`` when neither is a throughput or sweep profile."""
+    for profile, where in (
+        (_obj(_obj(_obj(doc, "config"), "spec"), "profile"), "the scenario's profile"),
+        (_obj(_obj(bench, "config"), "profile"), "the benchmark's profile"),
+    ):
+        if profile.get("kind", profile.get("type_")) in _UNCAPPED_KINDS:
+            return profile, where
+    return {}, ""
+
+
+def _uncapped(
+    doc: Mapping[str, Any], bench: Mapping[str, Any], strategy: Mapping[str, Any], facts: Mapping[str, Any]
+) -> tuple[Load, str] | None:
     """A ``throughput`` benchmark run with no cap (module docstring): every request at once, N = the requests sent,
     and the note naming the worker limit not taken; None for any other benchmark, or one whose report does not say."""
-    profile = _obj(_obj(_obj(doc, "config"), "spec"), "profile")
-    if strategy.get("type_") != "throughput" or profile.get("kind") != "throughput":
+    profile, where = _profile(doc, bench)
+    if strategy.get("type_") != "throughput" or not profile:
         return None
     if "max_concurrency" not in profile or profile["max_concurrency"] is not None:
         return None
@@ -173,7 +194,7 @@ def _uncapped(doc: Mapping[str, Any], strategy: Mapping[str, Any], facts: Mappin
     limit = strategy.get("max_concurrency")
     n = min(sent, limit) if isinstance(limit, int) and limit > 0 else sent
     return Load(concurrency=n), (
-        "throughput with no cap (the scenario's profile max_concurrency is null): every request sent at once, "
+        f"throughput with no cap ({where} max_concurrency is null): every request sent at once, "
         f"N={n} (the requests sent); the strategy's max_concurrency {spelled(limit)} is GuideLLM's own worker limit, "
         "not a level the client was set to"
     )
@@ -253,7 +274,7 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
     strategy_at = f"{at}.args.strategy" if older else f"{at}.config.strategy"
     strategy = _obj(_obj(bench, "args" if older else "config"), "strategy")
     load = _load(strategy, strategy_at)
-    uncapped = _uncapped(doc, strategy, facts)
+    uncapped = _uncapped(doc, bench, strategy, facts)
     if uncapped is not None:
         load, note = uncapped
     backend = _obj(_obj(_obj(doc, "config"), "spec"), "backend")  # the scenario's spec.backend (kind, target, model)
