@@ -90,9 +90,9 @@ class ConfigError(SpecscopeError):
     @classmethod
     def unknown(cls, what: str, value: object, choices: Iterable[object], *, fix: str) -> ConfigError:
         """``unknown <what> '<value>'`` with the known choices as ``expected``; for ``raise``."""
-        choices = [str(c) for c in choices]
-        fix = _with_hint(did_you_mean(value, choices), fix)
-        return cls(f"unknown {what} {value!r}", found=value, expected=f"one of {', '.join(choices)}", fix=fix)
+        names = [str(c) for c in choices]
+        fix = _with_hint(did_you_mean(value, names), fix)
+        return cls(f"unknown {what} {value!r}", found=value, expected=f"one of {', '.join(names)}", fix=fix)
 
     @classmethod
     def invalid_value(

@@ -37,7 +37,9 @@ def test_one_redirect_to_tokenize_is_asked_again_and_the_run_finishes(tmp_path: 
 
 
 def test_a_models_body_nested_too_deep_is_no_window() -> None:
-    script = TruthScript(default=PLAN, serve_models=True, garbage={"/v1/models": [0]}, garbage_body={"/v1/models": DEEP})
+    script = TruthScript(
+        default=PLAN, serve_models=True, garbage={"/v1/models": [0]}, garbage_body={"/v1/models": DEEP}
+    )
 
     async def window(url: str) -> tuple[int | None, int | None]:
         async with httpx.AsyncClient(timeout=HANG_S) as http:

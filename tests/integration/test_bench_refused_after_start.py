@@ -48,7 +48,7 @@ def test_a_refusal_after_the_folder_is_made_is_stored_and_said_by_report_advise_
         # the server fixed (its later /tokenize answers are right): --resume measures the cell, the refusal is gone
         again = _cli("bench", "--resume", str(run_dir), "-f", "json")
     assert stopped.startswith("the server's answer to /tokenize is not what it should be (count: ")
-    assert "found: '{\"count\": \"7\"}'" in stopped
+    assert 'found: \'{"count": "7"}\'' in stopped
     # the bench command says what the folder keeps and how to go on
     assert f"the run folder {run_dir} keeps no cell; `specscope bench --resume {run_dir}`" in res.stderr
     assert rep.returncode == 0, rep.stderr[-1500:]

@@ -228,7 +228,9 @@ def _mark_started(run: Run, plan: list[CellKey], stored: list[CellSummary], retr
     killed, says what it lacks; bench's end writes them again); ``--retry-failed`` forgets the recorded crashes."""
     retried: dict[str, Any] = {"crashes": {}, "crash_trials": {}} if retry_failed else {}
     finished = is_finished(plan, stored)
-    run.update_manifest(**retried, stopped=None, finished=finished, cells_done=len(run.done_keys()), cells_total=len(plan))
+    run.update_manifest(
+        **retried, stopped=None, finished=finished, cells_done=len(run.done_keys()), cells_total=len(plan)
+    )
 
 
 def _key(s: CellSummary) -> CellKey:

@@ -160,7 +160,12 @@ class HttpxChat(AbstractContextManager["HttpxChat"]):
             return ProbeOutput(http_status=r.status_code, error="response is not JSON", elapsed_ns=elapsed_ns)
         try:
             return parse_chat_response(body, r.status_code, elapsed_ns)
-        except (AttributeError, TypeError, KeyError, IndexError):  # a list, a string where an object belongs: that probe's named error
+        except (
+            AttributeError,
+            TypeError,
+            KeyError,
+            IndexError,
+        ):  # a list, a string where an object belongs: that probe's named error
             return ProbeOutput(
                 http_status=r.status_code,
                 error=f"response is not a chat completion: {quote_body(r.text)}",
@@ -184,6 +189,9 @@ class HttpxChat(AbstractContextManager["HttpxChat"]):
                 answer = read_answer(shape, r.content, path="/tokenize", fix="")
             except ServerError:
                 continue
-            return answer.count if isinstance(answer, TokenCount) else len(answer.tokens)
+            if isinstance(answer, TokenCount):
+                return answer.count
+            if isinstance(answer, TokenIds):
+                return len(answer.tokens)
         self._tokenize_ok[base_url] = False  # an answer of neither shape (a list, a proxy page): no count
         return None

@@ -436,7 +436,14 @@ def stored_bench_options(manifest: dict[str, Any], where: Path | str) -> BenchOp
     """
     from specscope.config import BenchOptions
 
-    options = manifest.get("options") or {}
+    options = manifest.get("options")
+    if not options:  # null or {}: read as the defaults, a resume ran (or refused) the quick profile's matrix
+        raise ManifestError(
+            f"{where} stores no bench options",
+            found=f"options: {options}",
+            expected="the bench options the run was made with (an object of option values)",
+            fix="start a new run with the options given again by hand",
+        )
     unknown = sorted(k for k in options if k not in BenchOptions.model_fields)
     if unknown:
         raise ManifestError(
