@@ -23,11 +23,13 @@ Tree::
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
 from pathlib import Path
 
 __all__ = [
+    "did_you_mean",
     "SpecscopeError",
     "ConfigError",
     "ServerError",
@@ -88,7 +90,9 @@ class ConfigError(SpecscopeError):
     @classmethod
     def unknown(cls, what: str, value: object, choices: Iterable[object], *, fix: str) -> ConfigError:
         """``unknown <what> '<value>'`` with the known choices as ``expected``; for ``raise``."""
-        return cls(f"unknown {what} {value!r}", found=value, expected=f"one of {', '.join(map(str, choices))}", fix=fix)
+        names = [str(c) for c in choices]
+        fix = _with_hint(did_you_mean(value, names), fix)
+        return cls(f"unknown {what} {value!r}", found=value, expected=f"one of {', '.join(names)}", fix=fix)
 
     @classmethod
     def invalid_value(
@@ -100,6 +104,7 @@ class ConfigError(SpecscopeError):
         the plain words (:func:`plain_bound`, ``one of a, b``); the fix follows from it (:func:`value_fix`), else
         ``fallback`` (default: the command's ``--help``); a ``fix`` given is used as it is."""
         fix = fix or value_fix(flag, expected, fallback or f"`--help` says what {flag} takes")
+        fix = _with_hint(did_you_mean(found, _listed(expected)), fix)
         return cls(f"invalid value for {flag}", found=found, expected=expected, fix=fix)
 
     @classmethod
@@ -229,6 +234,43 @@ def plain_bound(msg: str) -> str:
         if msg.startswith(prefix):
             return f"a value {sign}{msg.removeprefix(prefix)}"
     return msg
+
+
+#: the ``-kK`` draft-length suffix of a config name (``ngram-k8``): matched on its base, kept in the suggestion
+_K_SUFFIX = re.compile(r"^(.+?)(-k[0-9]+)$")
+
+
+def did_you_mean(found: object, choices: Iterable[object]) -> str | None:
+    """``did you mean NAME?`` for a name refused against a known list: per comma-separated item of ``found`` (the
+    ``NAME`` of a ``NAME=VALUE``), the closest of ``choices`` (difflib, ratio >= 0.6; a config's ``-kK`` suffix
+    matched on its base and kept), items with none left out; None when no item has one. The one place a refused
+    name gets its suggestion (:meth:`ConfigError.unknown`, :meth:`ConfigError.invalid_value`)."""
+    known = [str(c) for c in choices]
+    if not known or not isinstance(found, str):
+        return None
+    hints: list[str] = []
+    for item in (x.strip().partition("=")[0].strip() for x in found.split(",")):
+        if not item or item in known:
+            continue
+        m = _K_SUFFIX.match(item)
+        base, suffix = (m.group(1), m.group(2)) if m and m.group(1) not in known else (item, "")
+        close = difflib.get_close_matches(base, known, n=1, cutoff=0.6)
+        if close:
+            hints.append(close[0] + suffix)
+    return f"did you mean {', '.join(dict.fromkeys(hints))}?" if hints else None
+
+
+def _listed(expected: str) -> list[str]:
+    """The names an ``expected`` text lists (``one of a, b, c``; ``NAME=VALUE with NAME one of a, b``; the items
+    that are words, not prose such as ``or a speculative one's NAME-kK``)."""
+    m = re.search(r"(?:^|NAME )one of (.+)", expected)
+    if m is None:
+        return []
+    return [x.strip() for x in m.group(1).split(",") if re.fullmatch(r"[A-Za-z0-9_.:@/+-]+", x.strip())]
+
+
+def _with_hint(hint: str | None, fix: str) -> str:
+    return fix if hint is None or fix.startswith("did you mean") else f"{hint} ({fix})"
 
 
 def value_fix(flag: str, expected: str, fallback: str) -> str:

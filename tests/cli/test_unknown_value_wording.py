@@ -42,8 +42,8 @@ def test_bench_and_advise_slo_of_an_unknown_name(tmp_path, capsys, monkeypatch):
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 2
     assert one_error(err) == (
-        "error: invalid value for --slo; found: ttfb=2s; expected: NAME=VALUE with NAME one of ttft, tpot; fix: e.g. "
-        "--slo ttft=2s,tpot=50ms"
+        "error: invalid value for --slo; found: ttfb=2s; expected: NAME=VALUE with NAME one of ttft, tpot; "
+        "fix: did you mean ttft? (e.g. --slo ttft=2s,tpot=50ms)"
     )
 
 

@@ -46,3 +46,15 @@ def test_writing_to_it_is_refused_by_name(tmp_path):
         open_run(run_dir, writable=True)
     line = e.value.one_line()
     assert "this specscope does not know: colour" in line and "fix: continue the run with the specscope" in line
+
+
+@pytest.mark.parametrize("options", [None, {}])
+def test_a_bench_run_that_stores_no_options_is_refused_on_resume_by_name(capsys, monkeypatch, tmp_path, options):
+    # probed 2026-12-07: `options: null` in a bench run's manifest was read as the defaults, so --resume refused the
+    # quick profile's configs ("invalid value for --configs; found: base,ngram,draft; expected: one of x")
+    run_dir = small_run(tmp_path / "r")
+    _add(run_dir, options=options)
+    code, _, err = cli(["bench", "--resume", run_dir], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert f"error: {run_dir}/manifest.json stores no bench options; found: options: {options}" in err
+    assert "fix: start a new run with the options given again by hand" in err

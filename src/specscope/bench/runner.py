@@ -59,11 +59,13 @@ from specscope.bench.targets import ExternalServer, embedded_target, launched_ta
 from specscope.config import BenchOptions
 from specscope.errors import SpecscopeError, StoreError
 from specscope.records import CellKey
+from specscope.redact import redact_text
 from specscope.stats.cells import summarize_run
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import min_effect_of
 from specscope.store import Run, create_run, open_run
 from specscope.store.manifest import stored_bench_options
+from specscope.textsafe import shell_word
 
 if TYPE_CHECKING:
     from specscope.client.settings import ClientSettings
@@ -180,6 +182,12 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
                 targets = {c: _target(c, run, options, servers, engine, files, auth) for c in seg.servers}
                 restarts = None if servers else {c: _restarter(c, run, options, engine, files) for c in seg.servers}
                 _sweep(run, seg.cells, options, targets, tally, more, controls.client, restarts)
+    except SpecscopeError as exc:  # a refusal after the folder was made: the folder says so (report, advise, resume)
+        run.update_manifest(stopped=redact_text(exc.one_line()))
+        if not run.done_keys() and controls.on_note is not None:
+            where = shell_word(str(run.path))
+            controls.on_note(f"the run folder {run.path} keeps no cell; `specscope bench --resume {where}` tries again")
+        raise
     finally:  # finished: every planned cell measured (ok / degraded); failed and crashed cells leave it unfinished
         finished = is_finished(plan, summarize_run(run))
         run.update_manifest(finished=finished, cells_done=len(run.done_keys()), cells_total=len(plan))
@@ -220,7 +228,9 @@ def _mark_started(run: Run, plan: list[CellKey], stored: list[CellSummary], retr
     killed, says what it lacks; bench's end writes them again); ``--retry-failed`` forgets the recorded crashes."""
     retried: dict[str, Any] = {"crashes": {}, "crash_trials": {}} if retry_failed else {}
     finished = is_finished(plan, stored)
-    run.update_manifest(**retried, finished=finished, cells_done=len(run.done_keys()), cells_total=len(plan))
+    run.update_manifest(
+        **retried, stopped=None, finished=finished, cells_done=len(run.done_keys()), cells_total=len(plan)
+    )
 
 
 def _key(s: CellSummary) -> CellKey:

@@ -100,6 +100,14 @@ def advise_cmd(
         if run is not None
         else f"specscope advise --from-csv {shell_word(str(from_csv))}"
     )
+    if run is not None and not cells:  # a run stopped before its first cell (every failed one: the headline says)
+        stopped = f" (stopped by: {manifest.stopped})" if manifest.stopped else ""
+        raise ConfigError(
+            f"{run} has no measured cell to advise on",
+            found=f"no stored cell{stopped}",
+            expected="a run with measured cells",
+            fix=f"`specscope bench --resume {shell_word(str(run))}` measures them",
+        )
     shares = parse_mix(mix, workloads_of(cells), command) if mix is not None else None
     times = (
         parse_level_mix(level_mix, sorted({c.concurrency for c in cells}), command) if level_mix is not None else None

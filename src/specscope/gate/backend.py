@@ -22,6 +22,8 @@ import httpx
 from specscope.errors import ServerError, ServerUnreachable
 from specscope.gate.model import ProbeOutput
 from specscope.redact import remember_secret
+from specscope.seam.answers import TokenCount, TokenIds, quote_body, read_answer
+from specscope.strictjson import loads
 from specscope.values import check_api_key
 
 __all__ = ["ChatBackend", "HttpxChat"]
@@ -153,10 +155,22 @@ class HttpxChat(AbstractContextManager["HttpxChat"]):
                 http_status=r.status_code, error=f"http {r.status_code}: {r.text[:200]}", elapsed_ns=elapsed_ns
             )
         try:
-            body = r.json()
+            body = loads(r.content)  # JSON nested past the parser's depth is malformed JSON, never a RecursionError
         except ValueError:
             return ProbeOutput(http_status=r.status_code, error="response is not JSON", elapsed_ns=elapsed_ns)
-        return parse_chat_response(body, r.status_code, elapsed_ns)
+        try:
+            return parse_chat_response(body, r.status_code, elapsed_ns)
+        except (
+            AttributeError,
+            TypeError,
+            KeyError,
+            IndexError,
+        ):  # a list, a string where an object belongs: that probe's named error
+            return ProbeOutput(
+                http_status=r.status_code,
+                error=f"response is not a chat completion: {quote_body(r.text)}",
+                elapsed_ns=elapsed_ns,
+            )
 
     def count_tokens(self, base_url: str, model: str, text: str) -> int | None:
         """Tokens in ``text`` by the server's own tokenizer (``POST /tokenize``), ``None`` when unsupported."""
@@ -167,15 +181,17 @@ class HttpxChat(AbstractContextManager["HttpxChat"]):
         try:
             r = self._client.post(url, json=payload)
             r.raise_for_status()
-            body = r.json()
-        except (httpx.HTTPError, ValueError):
+        except httpx.HTTPError:
             self._tokenize_ok[base_url] = False
             return None
-        count = body.get("count")
-        if isinstance(count, int):
-            return count
-        tokens = body.get("tokens")
-        if isinstance(tokens, list):
-            return len(tokens)
-        self._tokenize_ok[base_url] = False
+        for shape in (TokenCount, TokenIds):  # vLLM's count, else llama.cpp's ids (the one reading: seam.answers)
+            try:
+                answer = read_answer(shape, r.content, path="/tokenize", fix="")
+            except ServerError:
+                continue
+            if isinstance(answer, TokenCount):
+                return answer.count
+            if isinstance(answer, TokenIds):
+                return len(answer.tokens)
+        self._tokenize_ok[base_url] = False  # an answer of neither shape (a list, a proxy page): no count
         return None

@@ -4,7 +4,8 @@ Every report format (text, Markdown, HTML; JSON under ``headline``) and ``advise
 
 * first, on a run that stopped before its last planned cell (its manifest's ``finished`` is false, as bench writes
   it from the start until every planned cell is measured): ``unfinished run: N of M planned cells measured`` and
-  the command that finishes it (``bench --resume RUN``; ``--retry-failed`` where stored cells failed), so that no
+  the refusal that stopped it where one did (the manifest's ``stopped``) and the command that finishes it
+  (``bench --resume RUN``; ``--retry-failed`` where stored cells failed), so that no
   verdict below is read as the whole run's (:func:`unfinished`);
 * the pick per workload and level, said to be per workload (``pick per workload vs BASE``): the config the judgement
   picks there (``Choices.levels[].per_workload``, the fastest config ``faster`` than the baseline by the one verdict
@@ -67,6 +68,7 @@ def unfinished(manifest: RunManifest, statuses: Sequence[str], run: str) -> str 
     failed = len(statuses) - measured
     said = f"{measured} of {planned} planned" if isinstance(planned, int) else f"{measured}"
     line = f"unfinished run: {said} cells measured" + (f", {failed} failed" if failed else "")
+    line += f"; stopped by: {manifest.stopped}" if manifest.stopped else ""  # a refusal after the folder was made
     missing = max(0, planned - len(statuses)) if isinstance(planned, int) else None  # adaptive rounds: more
     if failed:
         return (

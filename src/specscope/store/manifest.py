@@ -242,6 +242,9 @@ class RunManifest(BaseModel):
         finished: True once every planned cell is stored (or its config crashed).
         cells_done / cells_total: stored / planned cells.
         crashes: config -> label of the cell during which its server died.
+        stopped: the refusal that ended the run after its folder was made (one line: message, found, expected, fix;
+            secrets masked), e.g. a server whose every ``/tokenize`` answer is of the wrong shape; ``--resume``
+            clears it when it starts again (issue 37).
         crash_trials: config -> the crash's level, its confirming trials and the levels not run
             (:mod:`specscope.bench.crash_trials`).
         preflight: config -> the pre-flight audit's outcome for launched recipes (``--no-preflight`` recorded).
@@ -275,6 +278,7 @@ class RunManifest(BaseModel):
     cells_done: int | None = None
     cells_total: int | None = None
     crashes: dict[str, str] | None = None
+    stopped: str | None = None
     crash_trials: dict[str, list[CrashRecord]] | None = None
     preflight: dict[str, Any] | None = None
     datasets: list[DatasetSource] | None = None
@@ -432,7 +436,14 @@ def stored_bench_options(manifest: dict[str, Any], where: Path | str) -> BenchOp
     """
     from specscope.config import BenchOptions
 
-    options = manifest.get("options") or {}
+    options = manifest.get("options")
+    if not options:  # null or {}: read as the defaults, a resume ran (or refused) the quick profile's matrix
+        raise ManifestError(
+            f"{where} stores no bench options",
+            found=f"options: {options}",
+            expected="the bench options the run was made with (an object of option values)",
+            fix="start a new run with the options given again by hand",
+        )
     unknown = sorted(k for k in options if k not in BenchOptions.model_fields)
     if unknown:
         raise ManifestError(

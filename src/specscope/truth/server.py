@@ -50,6 +50,7 @@ from aiohttp import web
 from prometheus_client import CollectorRegistry, generate_latest
 
 from specscope.seam.target import GAUGE_USER_AGENT
+from specscope.strictjson import loads as strict_loads
 from specscope.truth import dialects
 from specscope.truth.dialects import CHAT, COMPLETIONS, RESPONSES
 from specscope.truth.endpoints import add_engine_routes
@@ -344,7 +345,7 @@ def _garbage(state: TruthState, path: str, request: web.Request) -> web.Response
         if body is None:
             return web.Response(body=GARBAGE_PAGE, status=state.script.garbage_status, content_type="text/html")
         try:
-            json.loads(body)
+            strict_loads(body)  # a body nested past the parser's depth is no JSON here (it was a 500)
             kind = "application/json"
         except ValueError:
             kind = "text/html"

@@ -26,6 +26,7 @@ import httpx
 
 from specscope.errors import ConfigError, ServerError
 from specscope.seam.answers import A, DetokenizeAnswer, TemplateAnswer, TokenCount, TokenIds, read_answer
+from specscope.strictjson import loads
 from specscope.workload.prompt import Prompt
 
 __all__ = ["MAX_CONTEXT_TOKENS", "parse_context", "context_label", "ContextBuilder", "TOLERANCE_TOKENS", "source_text"]
@@ -33,6 +34,8 @@ __all__ = ["MAX_CONTEXT_TOKENS", "parse_context", "context_label", "ContextBuild
 TOLERANCE_TOKENS = 4
 _LEAD = "\n\nBackground material (read it, then answer the request above):\n\n"
 _MAX_ROUNDS = 6
+#: the statuses of a server that has no such endpoint (refused at once: asking again cannot help)
+NO_ENDPOINT = frozenset({404, 405, 501})
 ANSWER_TRIES = 3  # a tokenizer endpoint's bad bodies asked again before the run is refused
 _BAD_ANSWER_FIX = "check what answers in front of the server (a proxy's error page?), or drop --context-tokens"
 
@@ -113,7 +116,8 @@ class ContextBuilder:
             last = attempt + 1 == ANSWER_TRIES
             try:
                 resp = await self.http.post(self.base + path, json=body)
-                if resp.status_code >= 500 and not last:  # a busy proxy's 502/503 page: asked again
+                # a busy proxy's 502/503 page, a redirect or another answer but "no such endpoint": asked again
+                if resp.status_code >= 300 and resp.status_code not in NO_ENDPOINT and not last:
                     continue
                 resp.raise_for_status()
             except httpx.HTTPError as exc:
@@ -146,7 +150,7 @@ class ContextBuilder:
         for path in ("/props", "/v1/models"):
             try:
                 resp = await self.http.get(self.base + path)
-                body = resp.json() if resp.status_code == 200 else None
+                body = loads(resp.content) if resp.status_code == 200 else None  # never a RecursionError
             except (httpx.HTTPError, ValueError):
                 continue
             if not isinstance(body, dict):
