@@ -69,3 +69,15 @@ def test_configs_help_names_the_k_form_the_default_runs(tmp_path, capsys, monkey
     _, out, _ = cli(["bench", "--help"], capsys, monkeypatch, tmp_path)
     flat = " ".join(out.replace("│", " ").split())
     assert "NAME-kK, e.g. ngram-k8" in flat
+
+
+def test_bench_help_shows_each_profiles_default_from_the_profiles(tmp_path, capsys, monkeypatch):
+    """`--max-tokens N  max_tokens of each request.` said no default; the value comes from the profile (quick 48,
+    card 512), so the help shows both, read from ``config.PROFILES`` (fresh-user finding, 2026-12-07)."""
+    monkeypatch.setenv("COLUMNS", "400")
+    _, out, _ = cli(["bench", "--help"], capsys, monkeypatch, tmp_path)
+    lines = {line.split()[1]: " ".join(line.split()) for line in out.splitlines() if line.split()[1:2] != []}
+    assert "(default: quick 48; card 512)" in lines["--max-tokens"]
+    assert "(default: quick 4; card 6)" in lines["--repeats"]
+    assert "(default: quick 1; card 1,2,4,6,8,12,16,24,32,64)" in lines["--max-concurrency"]
+    assert "(default: 1)" in lines["--threads"]

@@ -10,7 +10,7 @@ import json
 
 import jsonschema
 
-from clirun import cli, vllm_import_run
+from clirun import cli, one_error, vllm_import_run
 from paths import DATA
 from report_cli import report_json
 
@@ -110,3 +110,19 @@ def test_a_group_whose_cells_do_not_all_carry_per_position_counts_is_refused_nam
     assert code == 2 and "no per-position acceptance" in err
     assert "mtp / imported / N=2: 1 of 2 ok cells carry per-position counts (round 1 none)" in err
     assert not (tmp_path / "p.json").exists()
+
+
+def test_a_run_with_acceptance_but_no_per_position_counts_names_those_groups(tmp_path, capsys, monkeypatch):
+    """The refusal's ``found`` names every speculative group left without a profile, not only those that never
+    drafted: the quick run's draft and ngram configs accepted tokens on code and edit (the report's 55.0 % / 80.1 %
+    ...) but their counters carry no per-position counts (fresh-user finding, 2026-12-07: the error named ngram on
+    prose alone, as if the rest had profiles)."""
+    from quickrun import make_quick_run
+
+    run = make_quick_run(tmp_path / "run")
+    code, _, err = cli(["export", run, "--to", "profile", "-o", tmp_path / "p.json"], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "no per-position acceptance" in err
+    line = one_error(err)
+    assert "draft / code / N=1: acceptance 55.0% over 30 verify steps, no per-position counts" in line
+    assert "ngram / edit / N=2: acceptance 85.4% over 24 verify steps, no per-position counts" in line
+    assert "ngram / prose / N=1: no profile: none of its 2 ok cells carries a draft count" in line

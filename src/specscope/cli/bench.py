@@ -17,7 +17,7 @@ import typer
 
 from specscope.bench.spec import BENCH_SPEC, GROUPS, Opt
 from specscope.cli.vocab import VocabCommand
-from specscope.config import PROFILES
+from specscope.config import PROFILES, profile_options
 from specscope.textsafe import shell_word
 
 __all__ = ["EXAMPLES", "bench_command", "register"]
@@ -59,12 +59,33 @@ unreachable server, no /metrics, options with --resume that differ from the run'
 by SIGTERM (finished cells are kept: --resume)."""
 
 
+def _profile_default(opt: Opt) -> str:
+    """`` (default: quick 48; card 512)`` (one value when the profiles agree) for an option whose value a profile
+    fills, read from :func:`specscope.config.profile_options`; "" for one whose help says its default or that has
+    none (None, empty)."""
+    if opt.field is None or "default" in opt.help or opt.kind == "switch":
+        return ""
+    shown = {name: _as_text(getattr(profile_options(name), opt.field, None)) for name in PROFILES}
+    if not all(shown.values()):
+        return ""
+    if len(set(shown.values())) == 1:
+        return f" (default: {next(iter(shown.values()))})"
+    return " (default: " + "; ".join(f"{name} {v}" for name, v in shown.items()) + ")"
+
+
+def _as_text(value: Any) -> str:
+    """A default as it is typed on the command line (``(1, 2)`` -> ``1,2``); "" for None or an empty value."""
+    if isinstance(value, (tuple, list)):
+        return ",".join(str(v) for v in value)
+    return "" if value is None or isinstance(value, dict) else str(value)
+
+
 def _param(opt: Opt) -> inspect.Parameter:
     """The typer parameter of ``opt``: its flags, help panel, metavar; every value comes in as text (or a list of
     texts, or a switch) and is read by the spec, so an error is the spec's (found / expected / fix, exit 2)."""
     panel = GROUPS[opt.group].split(":")[0]
     flags = [opt.flag + (f"/--no-{opt.flag[2:]}" if opt.negative else "")] + ([opt.short] if opt.short else [])
-    common: dict[str, Any] = {"help": opt.help, "rich_help_panel": panel, "show_default": False}
+    common: dict[str, Any] = {"help": opt.help + _profile_default(opt), "rich_help_panel": panel, "show_default": False}
     if opt.envvar:
         common |= {"envvar": opt.envvar, "show_envvar": True}
     annotation: Any

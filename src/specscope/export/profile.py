@@ -32,6 +32,7 @@ from typing import Any
 from specscope.config import is_control
 from specscope.errors import ConfigError
 from specscope.facts import ServerFacts
+from specscope.report import units
 from specscope.report.build import RunData, run_cells_of
 from specscope.stats.acceptance import AcceptanceView, acceptance_view, cell_drafts, pooled_acceptance
 from specscope.stats.acceptance_dist import accepted_length_histogram
@@ -195,6 +196,18 @@ def _partial(ok: Sequence[CellSummary], label: str, view: AcceptanceView | None)
     return [f"{label}: {len(has)} of {len(ok)} ok cells carry per-position counts ({rounds} none)"]
 
 
+def _unpositioned(ok: Sequence[CellSummary], label: str, view: AcceptanceView | None) -> list[str]:
+    """``LABEL: acceptance 55.0% over 30 verify steps, no per-position counts`` for a group whose pooled acceptance
+    was measured but none of whose ok cells carries per-position counts (a server without that counter): no profile;
+    [] otherwise (a profile, a partial group: :func:`_partial`, or no acceptance: :func:`_idle`)."""
+    if view is None or view.unconditional or view.acceptance_rate is None:
+        return []
+    if any(c.counters is not None and c.counters.accepted_per_position for c in ok):
+        return []
+    steps = f" over {int(view.drafts):,} verify steps" if view.drafts_known else ""
+    return [f"{label}: acceptance {units.rate(view.acceptance_rate).text}{steps}, no per-position counts"]
+
+
 def _idle(label: str, ok: Sequence[CellSummary]) -> str:
     """Why a speculative config's group has no profile: its server reported 0 drafts (:func:`cell_drafts`) in some
     ok cells and no draft count in the others, or no draft count at all (absent is unknown, never 0)."""
@@ -229,6 +242,7 @@ def run_profiles(data: RunData) -> tuple[list[Profile], list[str]]:
                 views.update(_phase_views(ok))
                 label = f"{config} / {workload} / {rc.axis.label(level)}"
                 partial.extend(_partial(ok, label, views["all"][0]))
+                partial.extend(_unpositioned(ok, label, views["all"][0]))
                 if ok and views["all"][0] is None and config in speculative:
                     idle.append(_idle(label, ok))
                 for phase, (view, pos) in views.items():
