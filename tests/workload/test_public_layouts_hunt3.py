@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,67 @@ def test_glaive_function_calling_row_is_refused_by_name() -> None:
         '\'{messages: [{role: "system", content: (.system | ltrimstr("SYSTEM: "))}, {role: "user", content: '
         '(.chat | split("ASSISTANT:")[0] | ltrimstr("USER: ") | gsub("^\\\\s+|\\\\s+$"; ""))}]}\' FILE > OUT.jsonl'
     )
+
+
+def test_role_content_sharegpt_array_is_named_by_no_array_reader(tmp_path: Path, capsys, monkeypatch) -> None:
+    """ShareGPT rows whose turns are ``role`` / ``content`` in one JSON array were labelled vllm.sharegpt, but vLLM's
+    and SGLang's ShareGPT readers take each turn's ``value`` (a KeyError) and AIPerf's skips a row without it; only
+    SGLang's custom reader takes ``content``, from JSON Lines. The row is sent as before; the label is specscope's."""
+    path = HERE / "sharegpt_role_content.json"
+    (p,) = load_prompt_file("r", path)
+    assert p.messages == [{"role": "user", "content": "Name a prime number."}]
+    assert p.meta["layout"] == ()
+    assert "unread_fields" not in p.meta
+    code, out, err = cli(["bench", "--workload", f"r={path}", "--dry-run"], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "vllm.sharegpt" not in out
+    assert (
+        "ShareGPT rows with `role` / `content` turns in one JSON array: vLLM's and SGLang's ShareGPT readers take "
+        "each turn's `value` and fail on them, AIPerf's skips them; SGLang's custom reader (sglang.custom) reads "
+        "`content` from JSON Lines: jq -c '.[]' FILE > OUT.jsonl"
+    ) in out
+
+
+def test_sharegpt4v_image_is_refused_with_its_reader_and_a_text_conversion(tmp_path: Path) -> None:
+    """A ShareGPT4V row (``image`` beside ``conversations``) was refused as "AIPerf SingleTurn / GuideLLM media"
+    without a conversion; vLLM's ShareGPT reader is the one that sends its image (and SGLang's custom reader, from
+    JSON Lines). The fix's jq writes the text conversations, which specscope reads as ShareGPT."""
+    path = HERE / "sharegpt4v.json"
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("v", path)
+    jq = 'jq \'[.[] | del(.image) | .conversations[].value |= gsub("<image>\\n?"; "")]\' FILE > OUT.json'
+    assert str(err.value) == (
+        f"{path} item 1: an `image` beside ShareGPT `conversations` (ShareGPT4V, Lin-Chen/ShareGPT4V: vLLM's "
+        "ShareGPT reader, vllm-project/vllm vllm/benchmarks/datasets.py @0056b87f ShareGPTDataset, sends the image "
+        "file with the first turn, as does SGLang's custom reader from JSON Lines); expected: text only; fix: "
+        f"specscope sends text: drop the image and its <image> tag to send the text conversations: {jq}"
+    )
+    out = tmp_path / "out.json"
+    command = jq.replace("FILE > OUT.json", f"{path} > {out}")
+    subprocess.run(["sh", "-c", command], check=True)
+    (p,) = load_prompt_file("v", out)
+    assert p.messages == [{"role": "user", "content": "What is shown in the picture?"}]
+    assert p.meta["layout"] == ("vllm.sharegpt", "sglang.sharegpt", "aiperf.sharegpt")
+
+
+def test_wizardlm_v2_idx_is_the_row_id() -> None:
+    """WizardLMTeam/WizardLM_evol_instruct_V2_196k names its rows ``idx``; it was warned about as an unread field
+    and the row named by its position. No census reader reads a ShareGPT row's id (vLLM: prefix + index; SGLang:
+    none; AIPerf: a generated session id), so ``idx`` is specscope's row id, as ``id`` is."""
+    (p,) = load_prompt_file("w", HERE / "wizardlm_v2.json")
+    assert p.meta["row_id"] == "tPjE8sy"
+    assert "unread_fields" not in p.meta
+
+
+def test_mbpp_row_is_aiperf_single_turn_with_its_reference_fields_named() -> None:
+    """An MBPP row (``task_id``, ``text``, ``code``, ``test_list`` ...): AIPerf's SingleTurn (models.py @0109a64e,
+    a pydantic AIPerfBaseModel that does not forbid extra fields) accepts it and sends ``text``, so the label stands;
+    its reference solution and tests were warned about as unknown fields, they are now named as never sent."""
+    path = HERE / "mbpp.jsonl"
+    (p,) = load_prompt_file("m", path)
+    assert p.messages == [
+        {"role": "user", "content": "Write a function to find the shared elements from the given two lists."}
+    ]
+    assert p.meta["row_id"] == "2"
+    assert p.meta["layout"] == ("aiperf.single_turn", "aiperf.random_pool", "guidellm.jsonl")
+    assert "unread_fields" not in p.meta

@@ -33,6 +33,7 @@ __all__ = [
     "RECORDED_BODY_MARK",
     "SHAREGPT_FIELDS",
     "MEDIA_FIELDS",
+    "SHAREGPT4V_REFUSAL",
     "TRACE_ONLY_FIELDS",
     "SPECSCOPE_TRACE_FIELDS",
     "TIMING_FIELDS",
@@ -145,9 +146,11 @@ SHAREGPT_FIELDS = ("conversations", "conversation")
 #: ``session_id``, FastChat's ``question_id``, HumanEval's and MBPP's ``task_id``, ``prompt_id``
 #: (HuggingFaceH4/mt_bench_prompts, ultrachat_200k, no_robots), ``conversation_id`` (lmsys/lmsys-chat-1m),
 #: ``conversation_hash`` (allenai/WildChat), ``uid`` (Arena-Hard-Auto v2.0 ``question.jsonl``: ``uid``, ``category``,
-#: ``subcategory``, ``prompt``; its row id was the line number).
+#: ``subcategory``, ``prompt``; its row id was the line number), ``idx`` (WizardLMTeam/WizardLM_evol_instruct_V2_196k's
+#: ShareGPT rows; it was warned about as unread: no census reader reads a ShareGPT row's id, vLLM naming requests by
+#: index, AIPerf by a generated session id).
 ROW_ID_FIELDS = (
-    "id", "question_id", "session_id", "task_id", "prompt_id", "conversation_id", "conversation_hash", "uid",
+    "id", "question_id", "session_id", "task_id", "prompt_id", "conversation_id", "conversation_hash", "uid", "idx",
 )  # fmt: skip
 #: LMSYS Chatbot Arena exports (``lmsys/chatbot_arena_conversations``, ``lmsys/mt_bench_human_judgments``): the two
 #: sides' chats of the same user turns (``{"role", "content"}``), beside ``model_a`` / ``model_b``, ``winner`` and
@@ -631,6 +634,17 @@ SHAREGPT_TURNS_NOTE = (
     "the first answer, and AIPerf's sends each human turn after the server's own answer: to send as vLLM and SGLang "
     "do, keep each conversation's first two turns; to send every turn, write the rows as {id, messages} (census "
     "layout vllm.multi_turn)"
+)
+#: What a ShareGPT4V row (``image`` beside ShareGPT ``conversations``, Lin-Chen/ShareGPT4V) is and how to send its
+#: text: vLLM's ``ShareGPTDataset`` (@0056b87f ``sample``: ``entry.get("image")`` sent as the first turn's image) and
+#: SGLang's ``sample_custom_requests`` (custom.py @3c1efe01, a JSON Lines row's ``image`` path) read it; it was
+#: refused as "AIPerf SingleTurn / GuideLLM media" with no conversion. ``(found, fix)``.
+SHAREGPT4V_REFUSAL = (
+    "an `image` beside ShareGPT `conversations` (ShareGPT4V, Lin-Chen/ShareGPT4V: vLLM's ShareGPT reader, "
+    f"{_VLLM} ShareGPTDataset, sends the image file with the first turn, as does SGLang's custom reader from "
+    "JSON Lines)",
+    "specscope sends text: drop the image and its <image> tag to send the text conversations: jq '[.[] | "
+    'del(.image) | .conversations[].value |= gsub("<image>\\n?"; "")]\' FILE > OUT.json',
 )
 #: Fields only an SGLang autobench row carries (``AUTOBENCH_RESERVED_FIELDS`` @3f56497e that no other census reader
 #: reads): a row with one is named ``sglang.autobench`` by ``bench --dry-run``.
@@ -1212,7 +1226,14 @@ _SHAREGPT = FieldUse(
            "hashed_ip", "header")),
     ),
 )  # fmt: skip
-_SINGLE_TURN = FieldUse(AIPERF_SINGLE_TURN_FIELDS)
+#: MBPP's fields beside its ``text`` task (google-research-datasets/mbpp): a code benchmark's reference, which AIPerf's
+#: SingleTurn (models.py @0109a64e: an ``AIPerfBaseModel``, extra fields not forbidden) accepts and does not send.
+_MBPP_IGNORES = (
+    ("code", "MBPP's reference solution (google-research-datasets/mbpp); never sent"),
+    *((f, "MBPP's test code for the solution; never sent") for f in
+      ("test_list", "test_setup_code", "challenge_test_list")),
+)  # fmt: skip
+_SINGLE_TURN = FieldUse(AIPERF_SINGLE_TURN_FIELDS, _MBPP_IGNORES)
 #: The fields each layout a ``--workload`` row is read as takes and knowingly leaves, by census key
 #: (:data:`CENSUS`, the layouts specscope reads; a hub dataset's export by its ``census_hub`` key) and
 #: ``specscope.*`` for specscope's own record shapes (docs/workloads.md "User prompt files";
@@ -1256,6 +1277,7 @@ FIELD_USE: dict[str, FieldUse] = {
     "guidellm.csv": FieldUse(GUIDELLM_MAPPED_COLUMNS, pattern=True),
     "specscope.tsv": FieldUse(GUIDELLM_MAPPED_COLUMNS, pattern=True),
     "specscope.messages": FieldUse(MESSAGES_FIELDS, _CHAT_IGNORES),
+    "specscope.sharegpt": _SHAREGPT,  # a JSON array's ShareGPT rows of role / content turns (layout_of)
     "specscope.arena": FieldUse(
         (ARENA_FIELDS[0],),
         (

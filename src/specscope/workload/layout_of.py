@@ -24,7 +24,16 @@ from specscope.workload.census_hub import is_mt_bench_prompts
 from specscope.workload.userfile_fields import first_text_field, guidellm_columns, guidellm_only_columns
 from specscope.workload.userfile_sessions import multi_turn_row_turns, sent_as_recorded
 
-__all__ = ["Shape", "layout_keys", "fields_layouts", "is_evals_sample", "OWN_LAYOUT", "TSV_LAYOUT"]
+__all__ = [
+    "Shape",
+    "layout_keys",
+    "fields_layouts",
+    "is_evals_sample",
+    "own_layout",
+    "OWN_LAYOUT",
+    "TSV_LAYOUT",
+    "ROLE_CONTENT_ARRAY_LAYOUT",
+]
 
 #: the form of a file, as :func:`specscope.workload.userfile.load_prompt_rows` tells it
 Shape = Literal["text", "csv", "tsv", "jsonl", "array", "inputs_json", "agentic"]
@@ -35,6 +44,16 @@ OWN_LAYOUT = "a record of docs/workloads.md 'User prompt files' (OpenAI chat mes
 TSV_LAYOUT = (
     "a .tsv table read by its header, each row by GuideLLM's column names as a guidellm.csv row (no peer tool reads a "
     ".tsv file: GuideLLM's CSV reader takes .csv only)"
+)
+#: what a JSON array's ShareGPT row of ``role`` / ``content`` turns is: vLLM's ``ShareGPTDataset`` (@0056b87f) and
+#: SGLang's ``sample_sharegpt_requests`` (bench_serving.py @0033168f) take ``conversations[0]["value"]`` (a
+#: KeyError), AIPerf's ``ShareGPTLoader`` (sharegpt.py @2980cd9e) skips a row whose first turns have no ``value``;
+#: SGLang's ``sample_custom_requests`` (custom.py @3c1efe01) takes ``content``, from JSON Lines only. It was labelled
+#: vllm.sharegpt.
+ROLE_CONTENT_ARRAY_LAYOUT = (
+    "ShareGPT rows with `role` / `content` turns in one JSON array: vLLM's and SGLang's ShareGPT readers take each "
+    "turn's `value` and fail on them, AIPerf's skips them; SGLang's custom reader (sglang.custom) reads `content` "
+    "from JSON Lines: jq -c '.[]' FILE > OUT.jsonl"
 )
 
 _BY_SHAPE: dict[str, tuple[str, ...]] = {
@@ -53,6 +72,25 @@ def is_evals_sample(record: dict[str, Any]) -> bool:
     ``input`` to a chat model as one system message, a chat without a user turn, which no workload is."""
     value = record.get("input")
     return isinstance(value, list) or (isinstance(value, str) and record.get("ideal") is not None)
+
+
+def _role_content_turns(turns: list[Any]) -> bool:
+    """Whether a ShareGPT ``conversations`` list's first two turns (those vLLM's and SGLang's readers take) lack
+    ShareGPT's ``value``: ``role`` / ``content`` turns, which only SGLang's custom reader reads."""
+    return any(not isinstance(t, dict) or "value" not in t for t in turns[:2])
+
+
+def own_layout(shape: Shape, record: object) -> str | None:
+    """What ``bench --dry-run`` names a row of no census layout as, when it is not :data:`OWN_LAYOUT`: a ``.tsv``
+    row (:data:`TSV_LAYOUT`), a JSON array's ShareGPT row of ``role`` / ``content`` turns
+    (:data:`ROLE_CONTENT_ARRAY_LAYOUT`); else None."""
+    if shape == "tsv":
+        return TSV_LAYOUT
+    if shape == "array" and isinstance(record, dict):
+        share = next((record[k] for k in SHAREGPT_FIELDS if isinstance(record.get(k), list)), None)
+        if share is not None and _role_content_turns(share):
+            return ROLE_CONTENT_ARRAY_LAYOUT
+    return None
 
 
 def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
@@ -83,6 +121,8 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
         return () if answered else ("sglang.openai", "aiperf.raw_payload")  # a recorded answer: not sent
     share = next((k for k in SHAREGPT_FIELDS if isinstance(record.get(k), list)), None)
     if share is not None:
+        if shape == "array" and _role_content_turns(record[share]):
+            return ()  # no array reader reads `content` turns (ROLE_CONTENT_ARRAY_LAYOUT)
         return ("vllm.sharegpt", "sglang.sharegpt", "aiperf.sharegpt") if shape == "array" else ("sglang.custom",)
     if "turns" in keys:
         turns = record["turns"]
@@ -128,6 +168,8 @@ def fields_layouts(shape: Shape, layouts: tuple[str, ...], record: dict[str, Any
         return ("specscope.messages",)
     if "turns" in keys:
         return ("specscope.arena_hard",)
+    if any(isinstance(record.get(k), list) for k in SHAREGPT_FIELDS):
+        return ("specscope.sharegpt",)  # ROLE_CONTENT_ARRAY_LAYOUT
     if is_evals_sample(record):
         return ("specscope.openai_evals",)
     if first_text_field(guidellm_columns(dict(record))[0]) == "instruction":

@@ -95,7 +95,7 @@ from specscope.workload.census import (
     UNPROMPTED_DATASET_ROWS,
 )
 from specscope.workload.census_hub import PROBLEM_REFUSAL, is_mt_bench_prompts
-from specscope.workload.layout_of import TSV_LAYOUT, Shape, fields_layouts, layout_keys
+from specscope.workload.layout_of import Shape, fields_layouts, layout_keys, own_layout
 from specscope.workload.prompt import Prompt, file_lines, message_text
 from specscope.workload.userfile_fields import (
     MAX_TOKENS_CAP,
@@ -408,8 +408,8 @@ def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[...,
         if prompt is not None:
             prompt.meta["layout"] = layouts = layout_keys(shape, rec)
             guidellm = {"guidellm.jsonl", "guidellm.csv"}
-            if shape == "tsv":
-                prompt.meta["own_layout"] = TSV_LAYOUT  # what the dry run names (it was labelled guidellm.csv)
+            if own := own_layout(shape, rec):
+                prompt.meta["own_layout"] = own  # what the dry run names (a .tsv row was labelled guidellm.csv)
             if isinstance(rec, dict) and (guidellm & {*layouts} or shape == "tsv"):
                 # a GuideLLM row's columns specscope ignores: bench names them, with what GuideLLM does with each
                 if unused := unused_guidellm_columns(rec):

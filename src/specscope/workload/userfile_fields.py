@@ -54,6 +54,8 @@ from specscope.workload.census import (
     SAGEMAKER_FIELDS,
     SGLANG_AGENTIC_REFUSAL,
     SGLANG_TOKEN_TRACE_REFUSAL,
+    SHAREGPT4V_REFUSAL,
+    SHAREGPT_FIELDS,
     SPECSCOPE_TRACE_FIELDS,
     SYSTEM_FIELDS,
     TIMING_FIELDS,
@@ -401,6 +403,8 @@ def check_row_kind(where: str, record: dict[str, Any]) -> None:
                       "--trace FILE")  # fmt: skip
     media = [k for k in MEDIA_FIELDS if record.get(k)]
     media += [k for k in record if k not in MEDIA_FIELDS and _GUIDELLM_MEDIA.match(str(k)) and record[k]]
+    if "image" in media and any(isinstance(record.get(k), list) for k in SHAREGPT_FIELDS):
+        raise bad_row(where, *SHAREGPT4V_REFUSAL[:1], "text only", SHAREGPT4V_REFUSAL[1])
     if media:  # GuideLLM's `picture`, `Img`, `wav` ... columns were dropped without a word and the text sent alone
         raise bad_row(where, f"{article(media[0])} field (AIPerf SingleTurn / GuideLLM media)", "text only",
                       "remove the media fields: specscope sends text")  # fmt: skip
