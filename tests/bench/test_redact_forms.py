@@ -6,8 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from secret_forms import FORMS, KEPT
+from specscope import redact as redact_module
 from specscope.redact import MASK, redact, redact_argv, redact_text
 
 
@@ -41,6 +44,32 @@ def test_a_long_dotted_word_before_a_separator_is_read_once():
     # A timing test: 4.4 s at nice 19 beside three `make test` runs (2026-12-07), the bound (pytest-timeout) 60 s.
     for text in ("a." * 200_000 + "=", "a-" * 200_000 + ":", "x: " + "a.b=" * 100_000):
         assert redact_text(text) == text
+
+
+URL_ALPHABET = 'abcXYZ019+.-:/@ "> _\u00e9'
+
+
+@given(st.text(alphabet=URL_ALPHABET, max_size=40))
+@settings(max_examples=3_000, deadline=None)
+def test_url_credentials_are_masked_as_the_rfc_3986_pattern_masks_them(text):
+    # the one-pass masker gives exactly what the documented pattern (_URL_CREDS, RFC 3986 3.2.1) gives
+    expected = redact_module._URL_CREDS.sub(lambda m: f"{m.group('scheme')}{MASK}@", text)
+    assert redact_module._mask_url_creds(text) == expected
+
+
+def test_url_credentials_in_a_long_scheme_word_are_masked():
+    word = "aZ9+" * 5_000
+    assert redact_text(f"{word}http://u:pw@h/x") == f"{word}http://{MASK}@h/x"
+    assert redact_text(f"9{word}://u:pw@h") == f"9{word}://{MASK}@h"
+
+
+@pytest.mark.timing
+@pytest.mark.timeout(60)
+def test_a_base64_chart_is_read_once():
+    # An HTML report of 12 cells (183 KB, its charts base64 PNGs) took 5.7 s in the URL-credentials rule (2026-12-07):
+    # the scheme was retried at every letter of a base64 run. 0.04 s since; the bound (pytest-timeout) 60 s.
+    text = "https://h/p a@b data:image/png;base64," + "iVBORw0KGgoAAAANSUhEUgAAA+" * 40_000
+    assert redact_text(text) == text
 
 
 def test_secret_names_mask_any_value_type():
