@@ -89,6 +89,20 @@ def unjudged_mtp_model_types() -> frozenset[str]:
     return frozenset(t for r in registry_rows() if r.kind == "mtp" and not r.family for t in r.model_types)
 
 
+def draft_row_for(config: dict[str, Any] | None, family: str) -> tuple[str, RegistryRow] | None:
+    """``(architecture, row)``: the census draft row of ``family`` keyed ``architecture ...`` that names one of
+    ``config``'s ``architectures`` (e.g. SGLang's ``LlamaForCausalLMEagle``), else None: the engine whose loader
+    reads a draft of that architecture."""
+    archs = (config or {}).get("architectures")
+    for arch in [str(a) for a in archs] if isinstance(archs, list) else []:
+        for row in registry_rows():
+            if row.kind == "draft" and row.family == family and row.key.startswith("architecture "):
+                listed = {a.strip().split(" ")[0] for a in row.key.removeprefix("architecture ").split(",")}
+                if arch in listed:
+                    return arch, row
+    return None
+
+
 def unjudged_draft_row(config: dict[str, Any] | None) -> tuple[str, RegistryRow] | None:
     """``(architecture, row)`` when ``config``'s ``architectures`` (or, for a row keyed ``model_type ...``, its
     ``model_type``) name a draft format an engine's registry loads but no family judges (census draft rows with family
