@@ -355,7 +355,7 @@ def _check_eagle_fc_bias(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
             return []
         arch, row = sglang
         where = f"{row.repository} {row.file} @{row.commit}"
-        facts = {"architecture": arch, "engine": row.engine, "where": where}
+        facts: dict[str, Any] = {"architecture": arch, "engine": row.engine, "where": where}
         return [
             finding(
                 "DRAFT_TENSORS_MISSING/fc-bias",
