@@ -351,8 +351,8 @@ def _check_eagle_fc_bias(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     stored = sorted(n for n in ck.tensors() if alias_name(layout.family, n) == "fc.bias")
     sglang = draft_row_for(ck.config, layout.family.key)
     if sglang is not None and sglang[1].engine == "SGLang":
-        if stored:
-            return []
+        if stored or not any(alias_name(layout.family, n) == "fc.weight" for n in ck.tensors()):
+            return []  # no fc at all: DRAFT_TENSORS_MISSING names fc.weight
         arch, row = sglang
         where = f"{row.repository} {row.file} @{row.commit}"
         facts: dict[str, Any] = {"architecture": arch, "engine": row.engine, "where": where}
