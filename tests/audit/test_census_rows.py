@@ -80,7 +80,7 @@ def _judged_cases() -> list[tuple[str, Case]]:
                 base = CASES[row.family]
                 cfg = {**base.config, "architectures": [arch]}
                 shapes = dict(base.shapes)
-                if row.family == "eagle" and row.engine == "SGLang":  # its fc has a bias it reads (llama_eagle.py)
+                if row.fc_bias:  # its fc has a bias it reads (SGLang llama_eagle.py)
                     shapes["fc.bias"] = [shapes["fc.weight"][0]]
                 out.append((f"{row.family}:{arch}", Case(**{**base.__dict__, "config": cfg, "shapes": shapes})))
     return out

@@ -53,6 +53,7 @@ class RegistryRow:
     loads: str
     family: str
     model_types: tuple[str, ...]
+    fc_bias: bool = False
 
 
 @cache
@@ -74,6 +75,7 @@ def registry_rows() -> tuple[RegistryRow, ...]:
             loads=str(r["loads"]),
             family=str(r.get("family", "")),
             model_types=tuple(str(t) for t in r.get("model_types", [])),
+            fc_bias=bool(r.get("fc_bias", False)),
         )
         for r in raw["row"]
     )

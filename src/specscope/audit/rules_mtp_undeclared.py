@@ -31,7 +31,7 @@ _NO_LOADER_KEYS = ("use_mtp", "num_mtp_modules")
 #: before MiniMaxM2Model.load_weights, whose MTP skip compares ``model.layers.{N+i}.``: it never matches, and
 #: ``params_dict[name]`` raises a KeyError. SGLang minimax_m2.py @01b5f572 (top-level loader) skips a layer id at or
 #: past its end layer, so only vLLM fails.
-_TARGET_RAISES = {"minimax_m2": "vllm-project/vllm vllm/model_executor/models/minimax_m2.py @01d99586"}
+_TARGET_RAISES = frozenset({"minimax_m2"})
 
 
 def declared_mtp_keys(tc: dict[str, Any]) -> str:
@@ -96,7 +96,7 @@ def undeclared_head(ck: Checkpoint) -> tuple[Finding, tuple[str, ...]] | None:
         details |= {"model_type": model_type}
         code = "MTP_NO_ENGINE/stored" if declared else "MTP_UNDECLARED/unknown"
         if model_type in _TARGET_RAISES and not any(p.startswith(("mtp.", "model.mtp")) for p in prefixes):
-            code, facts["source"] = "MTP_NO_ENGINE/target", _TARGET_RAISES[model_type]
+            code = "MTP_NO_ENGINE/target"
         found = finding(code, model_type=model_type, declared=declared, **facts, details=details)
         return found, tuple(sorted(prefixes))
     key = fam.layers_key

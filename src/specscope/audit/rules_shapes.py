@@ -349,11 +349,11 @@ def _check_eagle_fc_bias(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
       a name it has no parameter for (vllm-project/vllm PRs #22323 and #22558, "load bias from config for Eagle",
       closed unmerged): a stored one is ``DRAFT_TENSOR_NOT_READ/fc-bias`` (WARNING)."""
     stored = sorted(n for n in ck.tensors() if alias_name(layout.family, n) == "fc.bias")
-    sglang = draft_row_for(ck.config, layout.family.key)
-    if sglang is not None and sglang[1].engine == "SGLang":
+    hit = draft_row_for(ck.config, layout.family.key)
+    if hit is not None and hit[1].fc_bias:
         if stored or not any(alias_name(layout.family, n) == "fc.weight" for n in ck.tensors()):
             return []  # no fc at all: DRAFT_TENSORS_MISSING names fc.weight
-        arch, row = sglang
+        arch, row = hit
         where = f"{row.repository} {row.file} @{row.commit}"
         facts: dict[str, Any] = {"architecture": arch, "engine": row.engine, "where": where}
         return [
