@@ -79,7 +79,10 @@ def _judged_cases() -> list[tuple[str, Case]]:
             for arch in _architectures(row):
                 base = CASES[row.family]
                 cfg = {**base.config, "architectures": [arch]}
-                out.append((f"{row.family}:{arch}", Case(**{**base.__dict__, "config": cfg})))
+                shapes = dict(base.shapes)
+                if row.fc_bias:  # its fc has a bias it reads (SGLang llama_eagle.py)
+                    shapes["fc.bias"] = [shapes["fc.weight"][0]]
+                out.append((f"{row.family}:{arch}", Case(**{**base.__dict__, "config": cfg, "shapes": shapes})))
     return out
 
 

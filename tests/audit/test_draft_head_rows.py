@@ -69,3 +69,13 @@ def test_a_larger_input_embedding_with_the_target_head_is_fine(tmp_path: Path) -
     cfg = {**dense_config(1, BIG), "architectures": ["EagleLlamaForCausalLM"]}
     r = audit_checkpoint(_target(tmp_path), draft=write(tmp_path / "eagle", eagle, cfg))
     assert r.by_code("DRAFT_VOCAB_EXCEEDS_TARGET") == [] and r.exit_code == 0
+
+
+@pytest.mark.parametrize("key", ["medusa", "mlp_speculator", "eagle3"])
+def test_the_head_error_is_the_one_judgement_of_the_vocabulary(tmp_path: Path, key: str) -> None:
+    """The head error already says the draft's vocabulary is not the target's: the ``DRAFT_VOCAB_UNVERIFIED`` warning
+    (sizes differ, no tokenizer) would say the same fact again, and is left out beside it."""
+    shapes, cfg, _ = _drafts()[key]
+    r = audit_checkpoint(_target(tmp_path), draft=write(tmp_path / key, shapes, cfg))
+    vocab = sorted(f.code for f in r.findings if "VOCAB" in f.code or "TOKENIZER" in f.code)
+    assert vocab == ["DRAFT_TOKENIZER_UNVERIFIED", "DRAFT_VOCAB_EXCEEDS_TARGET"], vocab

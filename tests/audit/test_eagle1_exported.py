@@ -31,6 +31,8 @@ def _eagle1(tmp_path: Path, *, fc: bool, arch: str = "LlamaForCausalLM") -> tupl
     del shapes["layers.0.input_layernorm.weight"]  # llama_eagle.py: layer 0 runs without input_layernorm
     if fc:
         shapes["fc.weight"] = [H, 2 * H]
+        if arch.endswith("Eagle"):  # SGLang's EAGLE-1 fc has a bias it reads (llama_eagle.py @034b3be8)
+            shapes["fc.bias"] = [H]
     target = write(tmp_path / "target", dense_model(2, V), dense_config(2, V))
     draft = write(tmp_path / f"draft-{fc}", shapes, {**dense_config(1, V), "architectures": [arch]})
     return target, draft

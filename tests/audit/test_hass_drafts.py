@@ -13,7 +13,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from clirun import cli
+from specscope.audit import AuditReport, audit_checkpoint
 
 from .ckmaker import H, dense_config, dense_model, layer, write
 
@@ -78,3 +81,34 @@ def test_an_eagle_fc_bias_is_named_as_not_read_by_vllm(tmp_path: Path, capsys, m
     (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSOR_NOT_READ"]
     assert f["severity"] == "warning" and f["details"] == {"tensors": ["fc.bias"]} and code == 0
     assert f["message"].startswith("the draft stores fc.bias, the bias of its fc")
+
+
+def _sglang_eagle1(tmp_path: Path, arch: str, bias: bool) -> AuditReport:
+    shapes = {"fc.weight": [H, 2 * H], **layer("layers.0."), **({"fc.bias": [H]} if bias else {})}
+    del shapes["layers.0.input_layernorm.weight"]
+    draft = write(tmp_path / "sgl", shapes, {**dense_config(1, V), "architectures": [arch]})
+    return audit_checkpoint(write(tmp_path / "target", dense_model(2, V), dense_config(2, V)), draft=draft)
+
+
+@pytest.mark.parametrize("arch", ["LlamaForCausalLMEagle", "Qwen2ForCausalLMEagle"])
+def test_an_sglang_eagle1_draft_without_fc_bias_is_missing_it(tmp_path: Path, arch: str) -> None:
+    """SGLang llama_eagle.py @034b3be8 / qwen2_eagle.py @005da006 build fc as nn.Linear with its default bias and read
+    fc.bias by name; a checkpoint without it leaves the bias at its random initial value (no check that every
+    parameter loaded). Before (aud58) this passed with no finding."""
+    r = _sglang_eagle1(tmp_path, arch, bias=False)
+    (f,) = r.by_code("DRAFT_TENSORS_MISSING")
+    assert (f.severity.value, r.exit_code, f.details) == ("error", 1, {"missing": ["fc.bias"], "engine": "SGLang"})
+    assert "SGLang" in f.message and arch in f.message and r.by_code("DRAFT_TENSOR_NOT_READ") == []
+
+
+@pytest.mark.parametrize("arch", ["LlamaForCausalLMEagle", "Qwen2ForCausalLMEagle"])
+def test_an_sglang_eagle1_draft_with_fc_bias_is_clean(tmp_path: Path, arch: str) -> None:
+    """Under an SGLang architecture fc.bias is read: no vLLM-worded "not read" warning (before aud58 it had one)."""
+    r = _sglang_eagle1(tmp_path, arch, bias=True)
+    assert r.by_code("DRAFT_TENSOR_NOT_READ") == [] and r.by_code("DRAFT_TENSORS_MISSING") == [] and r.exit_code == 0
+
+
+def test_a_vllm_eagle1_draft_without_fc_bias_is_fine(tmp_path: Path) -> None:
+    """vLLM's EAGLE loader builds fc without a bias: no fc.bias is what it reads."""
+    r = _sglang_eagle1(tmp_path, "EagleLlamaForCausalLM", bias=False)
+    assert r.by_code("DRAFT_TENSORS_MISSING") == [] and r.by_code("DRAFT_TENSOR_NOT_READ") == [] and r.exit_code == 0

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from specscope.audit import audit_checkpoint
 
 from .ckmaker import dense_config, dense_model, layer, write
@@ -40,14 +42,19 @@ def test_declared_mtp_with_no_engine_and_no_tensors_is_named(tmp_path: Path) -> 
     assert f.fix is not None and "graft" not in f.fix and not re.search(r"deepseek-ai|Qwen/", f.fix)
 
 
-def test_declared_mtp_with_no_engine_and_its_tensors_stored_is_declared_and_never_read(tmp_path: Path) -> None:
-    shapes = dense_model(2, V) | layer("model.layers.2.")
+@pytest.mark.parametrize("stored", [2, 5])  # within num_mtp_modules (3), and past it
+def test_minimax_m2_layers_stored_past_the_main_ones_stop_vllms_target_loader(tmp_path: Path, stored: int) -> None:
+    """vLLM minimax_m2.py @01d99586: MiniMaxM2ForCausalLM loads through AutoWeightsLoader, which hands the ``model``
+    child's weights to MiniMaxM2Model.load_weights with ``model.`` stripped, so its skip (names starting
+    ``model.layers.{N+i}.``) never matches: ``layers.{N+i}.*`` reaches ``params_dict[name]`` with no such parameter
+    (a KeyError) whether i is below ``num_mtp_modules`` or not. Before (aud58): MTP_NO_ENGINE/stored, a warning, exit
+    0, saying the tensors are never read."""
+    shapes = dense_model(2, V) | layer(f"model.layers.{stored}.")
     r = audit_checkpoint(write(tmp_path / "ck", shapes, _minimax_m2()))
-    assert r.exit_code == 0 and r.errors == []
     (f,) = r.findings
-    assert (f.code, f.severity.value) == ("MTP_NO_ENGINE", "warning")
-    assert "9 tensors" in f.message and "model.layers.2." in f.message and "does not declare" not in f.message
-    assert f.details["prefixes"] == ["model.layers.2."] and f.details["model_type"] == "minimax_m2"
+    assert (f.code, f.severity.value, r.exit_code) == ("MTP_NO_ENGINE", "error", 1)
+    assert "9 tensors" in f.message and f"model.layers.{stored}." in f.message and "KeyError" in f.consequence
+    assert f.details["prefixes"] == [f"model.layers.{stored}."] and f.details["model_type"] == "minimax_m2"
 
 
 def test_use_mtp_false_declares_nothing(tmp_path: Path) -> None:

@@ -53,6 +53,7 @@ class RegistryRow:
     loads: str
     family: str
     model_types: tuple[str, ...]
+    fc_bias: bool = False
 
 
 @cache
@@ -74,6 +75,7 @@ def registry_rows() -> tuple[RegistryRow, ...]:
             loads=str(r["loads"]),
             family=str(r.get("family", "")),
             model_types=tuple(str(t) for t in r.get("model_types", [])),
+            fc_bias=bool(r.get("fc_bias", False)),
         )
         for r in raw["row"]
     )
@@ -87,6 +89,20 @@ def unjudged_mtp_model_types() -> frozenset[str]:
     """Model types the census lists for an MTP loader that no family judges (e.g. ``qwen4_exp``, which declares
     ``mtp_num_hidden_layers`` like Qwen3.5 but is loaded by another class): never judged by a nearer family."""
     return frozenset(t for r in registry_rows() if r.kind == "mtp" and not r.family for t in r.model_types)
+
+
+def draft_row_for(config: dict[str, Any] | None, family: str) -> tuple[str, RegistryRow] | None:
+    """``(architecture, row)``: the census draft row of ``family`` keyed ``architecture ...`` that names one of
+    ``config``'s ``architectures`` (e.g. SGLang's ``LlamaForCausalLMEagle``), else None: the engine whose loader
+    reads a draft of that architecture."""
+    archs = (config or {}).get("architectures")
+    for arch in [str(a) for a in archs] if isinstance(archs, list) else []:
+        for row in registry_rows():
+            if row.kind == "draft" and row.family == family and row.key.startswith("architecture "):
+                listed = {a.strip().split(" ")[0] for a in row.key.removeprefix("architecture ").split(",")}
+                if arch in listed:
+                    return arch, row
+    return None
 
 
 def unjudged_draft_row(config: dict[str, Any] | None) -> tuple[str, RegistryRow] | None:

@@ -26,6 +26,13 @@ __all__ = ["declared_mtp_keys", "undeclared_head"]
 #: vLLM minimax_m2.py @01d99586): ``use_mtp`` (bool) and ``num_mtp_modules`` (the layer count the target skips)
 _NO_LOADER_KEYS = ("use_mtp", "num_mtp_modules")
 
+#: model types whose target loader raises on a main layer stored past ``num_hidden_layers``, with its source: vLLM
+#: minimax_m2.py @01d99586 MiniMaxM2ForCausalLM.load_weights goes through AutoWeightsLoader, which strips ``model.``
+#: before MiniMaxM2Model.load_weights, whose MTP skip compares ``model.layers.{N+i}.``: it never matches, and
+#: ``params_dict[name]`` raises a KeyError. SGLang minimax_m2.py @01b5f572 (top-level loader) skips a layer id at or
+#: past its end layer, so only vLLM fails.
+_TARGET_RAISES = frozenset({"minimax_m2"})
+
 
 def declared_mtp_keys(tc: dict[str, Any]) -> str:
     """``"use_mtp: True, num_mtp_modules: 3"`` when the text config declares an MTP head by the keys of
@@ -63,8 +70,9 @@ def undeclared_head(ck: Checkpoint) -> tuple[Finding, tuple[str, ...]] | None:
     the config declares, so these tensors are never loaded (nor read per step: the census leaves them out).
 
     A model type no engine of the census loads an MTP head for, whose config declares one by :data:`_NO_LOADER_KEYS`
-    (MiniMax-M2): ``MTP_NO_ENGINE`` (INFO) with no such tensor stored, ``MTP_NO_ENGINE/stored`` (WARNING) with them;
-    never another family's rule or fix."""
+    (MiniMax-M2): ``MTP_NO_ENGINE`` (INFO) with no such tensor stored, ``MTP_NO_ENGINE/stored`` (WARNING) with them,
+    ``MTP_NO_ENGINE/target`` (ERROR) where the target's own loader raises on them (:data:`_TARGET_RAISES`); never
+    another family's rule or fix."""
     if ck.config is None:
         return None  # no config to declare anything (an extracted head, a bare file): nothing is undeclared
     names = sorted(set(ck.locations) | set(ck.weight_map))
@@ -87,6 +95,8 @@ def undeclared_head(ck: Checkpoint) -> tuple[Finding, tuple[str, ...]] | None:
     if fam is None:  # no family's key or fix: the census has no loader for this model type (issue 36)
         details |= {"model_type": model_type}
         code = "MTP_NO_ENGINE/stored" if declared else "MTP_UNDECLARED/unknown"
+        if model_type in _TARGET_RAISES and not any(p.startswith(("mtp.", "model.mtp")) for p in prefixes):
+            code = "MTP_NO_ENGINE/target"
         found = finding(code, model_type=model_type, declared=declared, **facts, details=details)
         return found, tuple(sorted(prefixes))
     key = fam.layers_key

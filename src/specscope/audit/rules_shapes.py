@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from specscope.audit.archdoc import draft_row_for
 from specscope.audit.architectures import (
     DraftLayout,
     alias_name,
@@ -337,12 +338,32 @@ def _check_eagle_para_norms(ck: Checkpoint) -> list[Finding]:
 
 
 def _check_eagle_fc_bias(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
-    """``DRAFT_TENSOR_NOT_READ/fc-bias`` (WARNING): an EAGLE draft stores ``fc.bias`` (speculators: ``fusion_fc.bias``),
-    which EAGLE-1 trains by default (SafeAILab ``cnets1.py``), and vLLM ``llama_eagle.py`` @00da9231 builds ``fc`` with
-    ``bias=False`` and skips a name it has no parameter for (vllm-project/vllm PRs #22323 and #22558, "load bias from
-    config for Eagle", closed unmerged); SGLang ``llama_eagle.py`` @034b3be8 builds ``nn.Linear`` with its default
-    bias and reads it."""
+    """``fc.bias`` (speculators: ``fusion_fc.bias``) of an EAGLE draft, by the engine its architecture names in the
+    census. EAGLE-1 trains the bias by default (SafeAILab ``cnets1.py``).
+
+    - SGLang (``LlamaForCausalLMEagle``: ``llama_eagle.py`` @034b3be8; ``Qwen2ForCausalLMEagle``: ``qwen2_eagle.py``
+      @005da006) builds ``fc`` as ``nn.Linear`` with its default bias and reads ``fc.bias`` by name: a draft without
+      it runs with the bias's random initial value (the loader checks no parameter was left unloaded):
+      ``DRAFT_TENSORS_MISSING/fc-bias`` (ERROR).
+    - vLLM (every other EAGLE architecture: ``llama_eagle.py`` @00da9231) builds ``fc`` with ``bias=False`` and skips
+      a name it has no parameter for (vllm-project/vllm PRs #22323 and #22558, "load bias from config for Eagle",
+      closed unmerged): a stored one is ``DRAFT_TENSOR_NOT_READ/fc-bias`` (WARNING)."""
     stored = sorted(n for n in ck.tensors() if alias_name(layout.family, n) == "fc.bias")
+    hit = draft_row_for(ck.config, layout.family.key)
+    if hit is not None and hit[1].fc_bias:
+        if stored or not any(alias_name(layout.family, n) == "fc.weight" for n in ck.tensors()):
+            return []  # no fc at all: DRAFT_TENSORS_MISSING names fc.weight
+        arch, row = hit
+        where = f"{row.repository} {row.file} @{row.commit}"
+        facts: dict[str, Any] = {"architecture": arch, "engine": row.engine, "where": where}
+        return [
+            finding(
+                "DRAFT_TENSORS_MISSING/fc-bias",
+                file="config.json",
+                **facts,
+                details={"missing": ["fc.bias"], "engine": row.engine},
+            )
+        ]
     if not stored:
         return []
     return [

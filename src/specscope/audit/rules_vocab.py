@@ -172,11 +172,16 @@ def check_vocab_bounds(
 ) -> list[Finding]:
     """``DRAFT_VOCAB_MISMATCH`` (the draft cannot embed every id the target produces), ``DRAFT_VOCAB_UNVERIFIED``
     (the draft ships no tokenizer and its size differs from the target's) or ``DRAFT_VOCAB_EXCEEDS_TARGET`` (the
-    draft's tokenizer defines ids the target's does not: the draft can propose them)."""
+    draft's tokenizer defines ids the target's does not: the draft can propose them). Beside
+    ``DRAFT_VOCAB_EXCEEDS_TARGET/head`` (the draft's head is larger than the target's vocabulary) the
+    ``DRAFT_VOCAB_UNVERIFIED`` warning (the sizes differ, padding or not) would judge the same fact again and is
+    left out; the tokenizers' own comparison (``DRAFT_TOKENIZER_UNVERIFIED``) stays, a separate fact."""
     target_vocab = config_int(target_cfg, "vocab_size")
-    return _head_past_target(draft_ck, layout, target_vocab) + _bounds(
-        draft_ck, layout, target_vocab, target_cfg, draft_tok, target_tok
-    )
+    head = _head_past_target(draft_ck, layout, target_vocab)
+    bounds = _bounds(draft_ck, layout, target_vocab, target_cfg, draft_tok, target_tok)
+    if head:
+        bounds = [f for f in bounds if f.code != "DRAFT_VOCAB_UNVERIFIED"]
+    return head + bounds
 
 
 _OWN_HEAD = re.compile(r"^(?:lm_head|lm_heads\.\d+|head\.\d+)\.weight$")
