@@ -20,6 +20,7 @@ from specscope.errors import ConfigError
 from specscope.importers import aiperf_export, aiperf_records, guidellm_report, sglang_serving, vllm_serve
 from specscope.importers.record import BadFigure, Imported, spelled
 from specscope.readfile import FileKind, read_user_bytes_and_text
+from specscope.stats.imported import COMPLETED_NOT_RECORDED
 
 __all__ = ["SHAPES", "Shape", "read_records", "MAX_RESULT_BYTES"]
 
@@ -267,6 +268,9 @@ def read_records(path: Path) -> list[Imported]:
             ) from None
         for rec in records:
             facts = {**rec.facts, "file": path.name, "sha256": sha, "record": len(out) + 1}
+            if facts.get("completed") is None and COMPLETED_NOT_RECORDED not in facts.get("not_recorded", ()):
+                # no completed count in the file (any tool): the cell's stream count is absent, named (imp58)
+                facts["not_recorded"] = [COMPLETED_NOT_RECORDED, *facts.get("not_recorded", ())]
             out.append(replace(rec, facts=facts))
         if shape.parse_file is not None:
             break

@@ -35,8 +35,10 @@ a stream's rate = output tokens / latency; throughput = output tokens / duration
 
 Reasons: ``STREAM_DEGRADED(failed:N)`` when the tool counted failed requests (status ``degraded``), and, after the
 status is decided (a statement about the design, like ``CAPACITY_LIMITED``), ``IMPORTED(TOOL: rounds paired by
-order, not interleaved)``, ``NOT_RECORDED(...)`` and, where the achieved concurrency was derived from the tool's
-per-request start instants, ``CONCURRENCY_FROM(...)`` naming them; else, where the tool wrote its own mean in flight
+order, not interleaved)``, ``NOT_RECORDED(...)`` (first in it, where the file holds no ``completed`` count,
+:data:`COMPLETED_NOT_RECORDED`: the summary's ``streams`` and ``streams_ok`` are then None and the cell is judged on
+its other figures, never failed for it) and, where the achieved concurrency was derived from the tool's per-request
+start instants, ``CONCURRENCY_FROM(...)`` naming them; else, where the tool wrote its own mean in flight
 (``tool_concurrency``: SGLang's ``concurrency``, AIPerf's
 ``effective_concurrency``), that figure as written, ``CONCURRENCY_FROM(the tool's own figure, as
 written, not recomputed: ...)`` naming its field and definition (absent without either, never 0).
@@ -89,6 +91,10 @@ def _per_request(facts: ImportedFacts) -> dict[str, list[float]]:
             out["decode_tok_s"].append(1.0 / tpot)
     return out
 
+
+#: the name, in ``NOT_RECORDED(...)``, of a completed-request count the tool's file does not hold (the cell's
+#: ``streams`` / ``streams_ok`` are then None, never 0)
+COMPLETED_NOT_RECORDED = "how many requests completed (the tool's file holds no completed count)"
 
 #: the reason that labels an imported cell's achieved concurrency with its source
 CONCURRENCY_FROM = (
@@ -160,7 +166,8 @@ def summarize_imported(result: CellResult) -> CellSummary:
     reasons: list[str] = []
     if failed:
         reasons.append(f"STREAM_DEGRADED(failed:{failed})")
-    status: CellStatus = "failed" if not completed or not output_tokens else ("degraded" if reasons else "ok")
+    # judged on the figures it has: a count the file did not record is no evidence of failure (imp58)
+    status: CellStatus = "failed" if completed == 0 or not output_tokens else ("degraded" if reasons else "ok")
     rate_s, no_rate = output_rate(output_tokens, duration_s, "the tool's recorded duration")
     if no_rate is not None and facts.duration_s is not None:
         # a recorded duration with no positive rate (a hand-edited or damaged file): never a measured speed; an
@@ -168,8 +175,11 @@ def summarize_imported(result: CellResult) -> CellSummary:
         status = "failed"
         reasons.append(no_rate)
     reasons.append(f"IMPORTED({facts.tool}: rounds paired by order, not interleaved)")
-    if facts.not_recorded:
-        reasons.append("NOT_RECORDED(" + ", ".join(facts.not_recorded) + ")")
+    not_recorded = list(facts.not_recorded or ())
+    if completed is None and COMPLETED_NOT_RECORDED not in not_recorded:  # a run imported before imp58
+        not_recorded.insert(0, COMPLETED_NOT_RECORDED)
+    if not_recorded:
+        reasons.append("NOT_RECORDED(" + ", ".join(not_recorded) + ")")
     if facts.unusable:
         reasons.append("UNUSABLE_FACT(" + ", ".join(facts.unusable) + ")")
     achieved = _achieved(facts)
@@ -188,8 +198,8 @@ def summarize_imported(result: CellResult) -> CellSummary:
         repeat=k.repeat,
         status=status,
         reasons=tuple(reasons),
-        streams=(completed or 0) + (failed or 0),
-        streams_ok=completed or 0,
+        streams=None if completed is None else completed + (failed or 0),
+        streams_ok=completed,
         output_tokens=output_tokens,
         token_source="imported",
         duration_s=duration_s,

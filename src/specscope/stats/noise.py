@@ -259,7 +259,7 @@ def _fixed_request(cells: Sequence[CellSummary]) -> tuple[float | None, float] |
         return None
     prompts = [c.prompt_tokens_mean for c in cells]
     prompt = None if None in prompts else float(np.mean([p or 0.0 for p in prompts]))
-    return prompt, float(np.mean([c.rated_output_tokens / c.streams_ok for c in cells]))
+    return prompt, float(np.mean([c.rated_output_tokens / (c.streams_ok or 1) for c in cells]))  # all > 0 above
 
 
 def _drift_values(cells: Sequence[CellSummary], ref: tuple[float | None, float] | None) -> tuple[list[float], str]:

@@ -60,7 +60,8 @@ class CellSummary:
             ``STREAM_DEGRADED``, ``COUNTER_RESET``, ``BUSY_AT_SCRAPE``, ``TOKENS_MISMATCH``,
             ``CLIENT_LIMITED``, ``SERVER_CRASH``, ``NO_RATE``: no positive rate) and the findings that leave it ok
             (``CAPACITY_LIMITED(ceiling=C, requested=N)``: the server ran fewer than requested while others waited).
-        streams: number of measured streams; ``streams_ok`` of them ok.
+        streams: number of measured streams; ``streams_ok`` of them ok; both None for an imported cell whose
+            tool's file did not record how many requests completed (absent, never 0).
         output_tokens: sum of ``usage.completion_tokens`` over all the cell's streams, failed ones included (tokens):
             what the server generated, the figure its generated-token counter holds (``TOKENS_MISMATCH``).
         failed_output_tokens: the part of ``output_tokens`` that failed streams carried (an aborted one's usage, a
@@ -131,8 +132,8 @@ class CellSummary:
     repeat: int
     status: CellStatus
     reasons: tuple[str, ...]
-    streams: int
-    streams_ok: int
+    streams: int | None
+    streams_ok: int | None
     output_tokens: int
     token_source: Literal["usage", "missing", "counter_delta", "imported"]
     duration_s: float
