@@ -50,7 +50,7 @@ def test_aiperf_summary_without_request_counts_has_no_stream_count_and_is_not_fa
     assert any(r.startswith(NOTE) for r in cell["reasons"]), cell["reasons"]
 
 
-@pytest.mark.parametrize("fmt", [("-f", "markdown"), ("-f", "html"), ()])
+@pytest.mark.parametrize("fmt", [("-f", "markdown"), ("-f", "html"), ("--width", "400")])  # text: one line per row
 def test_unrecorded_stream_count_renders_absent_on_every_screen(tmp_path, capsys, monkeypatch, fmt):
     path = _without(tmp_path, "aiperf_spec_r0.json", "request_count")
     text, _ = _import_and_report(tmp_path, capsys, monkeypatch, path, *fmt)
