@@ -14,6 +14,8 @@ The shapes, from their sources:
   "tokens": [int], "max_model_len": int}``; of llama.cpp's server (tools/server/README.md, "POST /tokenize"):
   ``{"tokens": [int]}``.
 * ``POST /apply-template`` of llama.cpp's server: ``{"prompt": str}``.
+* ``GET /health`` of llama.cpp's server (tools/server/README.md, "GET /health"): ``{"status": str}`` (``"ok"``
+  once the model is loaded).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ __all__ = [
     "TokenIds",
     "DetokenizeAnswer",
     "TemplateAnswer",
+    "HealthAnswer",
     "A",
     "read_answer",
     "quote_body",
@@ -108,6 +111,12 @@ class TemplateAnswer(_Answer):
     """llama.cpp's ``POST /apply-template``: the chat-templated prompt text."""
 
     prompt: str
+
+
+class HealthAnswer(_Answer):
+    """llama.cpp's ``GET /health``: the server's state (``"ok"`` when ready)."""
+
+    status: str
 
 
 A = TypeVar("A", bound=_Answer)  # one answer record type
