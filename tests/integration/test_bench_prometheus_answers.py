@@ -56,7 +56,7 @@ def _prometheus(targets: bytes, query: bytes) -> Iterator[str]:
         (b"[" * 100_000, b"[" * 100_000),  # nested past any parser's depth
         (b'{"status": "success", "data": {"activeTargets": [{"scrapeInterval": 5}]}}', b"{}"),  # a number, no duration
         (b'{"status": "success", "data": []}', b"{}"),  # data of the wrong shape
-        (_TARGETS, b'{"status": "success", "data": {"resultType": "vector", "result": [{"metric": {}, "value": [1]}]}}'),
+        (_TARGETS, b'{"status": "success", "data": {"result": [{"metric": {}, "value": [1, "2"]}]}}'),  # no __name__
         (_TARGETS, b'{"status": "success", "data": {"resultType": "vector", "result": "x"}}'),
     ],
 )

@@ -116,9 +116,9 @@ def test_kill_is_immediate_and_stop_still_reaps(tmp_path: Path) -> None:
         (b'{"status": "ok"}', None),
         (b'{"status": "loading model"}', "status 'loading model'"),
         (b"[1, 2]", "not the health JSON {\"status\": str}: '[1, 2]'"),
-        (b'{"status": 5}', "not the health JSON {\"status\": str}: '{\"status\": 5}'"),
+        (b'{"status": 5}', 'not the health JSON {"status": str}: \'{"status": 5}\''),
         (b"<html>bad gateway</html>", "not the health JSON {\"status\": str}: '<html>bad gateway</html>'"),
-        (b"[" * 100_000, "not the health JSON {\"status\": str}: '" + "[" * 120 + "...'"),
+        (b"[" * 100_000, 'not the health JSON {"status": str}: \'' + "[" * 120 + "...'"),
     ],
 )
 def test_json_health_probe_names_a_body_of_the_wrong_shape(body: bytes, reason: str | None) -> None:
