@@ -6,6 +6,8 @@ It prints a few lines in vLLM 0.32's wording, then serves ``/health``, ``/v1/mod
   FAKE_VLLM_MODE=ok | crash (log seed 003's memory-profiling error, exit 1) | hang (never listen)
   FAKE_VLLM_IGNORE_TERM=1  ignore SIGTERM (so the launcher must SIGKILL)
   FAKE_VLLM_CHILD_PID_FILE=PATH  start a grandchild (sleep) in the same process group and write its pid there
+  FAKE_VLLM_MODELS_BODY=TEXT  answer GET /v1/models with these bytes (HTTP 200) instead of the models list;
+    ``DEEP`` stands for 100,000 ``[`` (JSON nested past any parser's depth)
 """
 
 from __future__ import annotations
@@ -65,6 +67,12 @@ def main() -> None:
         def do_GET(self) -> None:  # noqa: N802
             if self.path == "/health":
                 self._send(200, {})
+            elif self.path == "/v1/models" and (raw := os.environ.get("FAKE_VLLM_MODELS_BODY")) is not None:
+                data = ("[" * 100_000 if raw == "DEEP" else raw).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
             elif self.path == "/v1/models":
                 self._send(200, {"data": [{"id": name}]})
             else:

@@ -134,3 +134,14 @@ def test_server_killed_from_outside_reads_as_dead(tmp_path):
         server._proc.wait(timeout=HANG_S)
         assert server.alive() is False
     assert server.stop() == -9
+
+
+@pytest.mark.parametrize("body", ["[1, 2]", '{"data": [7]}', '{"data": "x"}', "<html>proxy</html>", "DEEP"])
+def test_models_answer_not_a_models_list_keeps_the_recipes_name(tmp_path, body):
+    """A /v1/models body that is no models list (a list, entries that are no objects, HTML, 100,000 brackets deep)
+    is read through the one answer reader (seam/answers.py): the server still starts under the recipe's served
+    name; before, ``.get`` on a list raised AttributeError and the deep body RecursionError (exit 3, issue 37)."""
+    server = VllmServer(_recipe(FAKE_VLLM_MODELS_BODY=body), tmp_path / "server.log", start_timeout_s=HANG_S)
+    with server:
+        assert server.model_name == "tiny-served"
+        assert server.alive() is True

@@ -108,3 +108,40 @@ def test_kill_is_immediate_and_stop_still_reaps(tmp_path: Path) -> None:
     proc.kill()  # as a crash from outside would
     assert proc.popen is not None and proc.popen.wait(timeout=HANG_S) == -9
     assert proc.running() is False and proc.stop() == -9
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b'{"status": "ok"}', None),
+        (b'{"status": "loading model"}', "status 'loading model'"),
+        (b"[1, 2]", "not the health JSON {\"status\": str}: '[1, 2]'"),
+        (b'{"status": 5}', 'not the health JSON {"status": str}: \'{"status": 5}\''),
+        (b"<html>bad gateway</html>", "not the health JSON {\"status\": str}: '<html>bad gateway</html>'"),
+        (b"[" * 100_000, 'not the health JSON {"status": str}: \'' + "[" * 120 + "...'"),
+    ],
+)
+def test_json_health_probe_names_a_body_of_the_wrong_shape(body: bytes, reason: str | None) -> None:
+    """``http_probe(json_status=...)`` (llama.cpp's ``/health``) against a real server on 127.0.0.1 answering 200 with
+    ``body``: read by the one answer reader (seam/answers.py), a body that is not ``{"status": str}`` is a named
+    reason; before, a list said only "AttributeError" and 100,000 brackets raised RecursionError (issue 37)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a: object) -> None:
+            pass
+
+    with ThreadingHTTPServer(("127.0.0.1", 0), Handler) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            url = f"http://127.0.0.1:{server.server_address[1]}/health"
+            assert http_probe(url, json_status="ok")(HANG_S) == reason
+        finally:
+            server.shutdown()

@@ -27,16 +27,18 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import defaultdict
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
-from specscope.errors import MetricsUnavailable
+from specscope.errors import MetricsUnavailable, ServerError
 from specscope.records import SpecCounters
+from specscope.seam.answers import PromAnswer, PromSample, PromTargetsAnswer, PromVectorAnswer, read_answer
 
 __all__ = ["MIN_INTERVALS", "PrometheusSource", "parse_duration_s", "series_query"]
 
 MIN_INTERVALS = 3
+P = TypeVar("P", bound=PromAnswer)  # one Prometheus answer shape
 
 
 def parse_duration_s(text: str) -> float:
@@ -58,13 +60,13 @@ def series_query(selector: str) -> str:
     return "{" + (f"{inner}, {name}" if inner else name) + "}"
 
 
-def _as_text(series: list[dict[str, Any]]) -> str:
+def _as_text(series: list[PromSample]) -> str:
     """Instant-vector series as Prometheus text lines (``name{labels} value``), for the direct-scrape parser."""
     lines = []
     for s in series:
-        labels = {k: v for k, v in s["metric"].items() if k not in ("__name__", "instance", "job")}
+        labels = {k: v for k, v in s.metric.items() if k not in ("__name__", "instance", "job")}
         inner = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
-        lines.append(f"{s['metric']['__name__']}{{{inner}}} {s['value'][1]}")
+        lines.append(f"{s.metric['__name__']}{{{inner}}} {s.value[1]}")
     return "\n".join(lines) + "\n"
 
 
@@ -85,31 +87,42 @@ class PrometheusSource:
         self.interval_s: float | None = None
         self._start_s = 0.0
 
-    async def _get(self, http: httpx.AsyncClient, path: str, params: dict[str, Any]) -> Any:
+    async def _get(self, http: httpx.AsyncClient, path: str, params: dict[str, Any], shape: type[P]) -> P:
+        """``GET path`` read by the one answer reader (:func:`specscope.seam.answers.read_answer`) as ``shape``: a
+        body of another shape (a list, HTML, JSON 100,000 brackets deep) is a :class:`MetricsUnavailable` naming it.
+        """
         try:
             r = await http.get(self.url + path, params=params)
-            body = r.json()
-        except (httpx.HTTPError, ValueError) as exc:
+        except httpx.HTTPError as exc:
             raise MetricsUnavailable(
                 "the Prometheus server cannot be read",
                 found=f"GET {self.url}{path}: {type(exc).__name__}: {exc}"[:300],
                 expected="a Prometheus server answering its HTTP API",
                 fix="check --prometheus (scheme, host, port)",
             ) from None
-        if r.status_code != 200 or body.get("status") != "success":
+        try:
+            answer = read_answer(shape, r.content, path=path, fix="")
+        except ServerError as exc:
+            raise MetricsUnavailable(
+                "the Prometheus server's answer cannot be read",
+                found=f"GET {self.url}{path} -> HTTP {r.status_code}: {exc.message}; {exc.found}"[:300],
+                expected=f"{exc.expected} (the Prometheus HTTP API)",
+                fix="check --prometheus (scheme, host, port): it names a Prometheus server's root",
+            ) from None
+        if r.status_code != 200 or answer.status != "success":
             raise MetricsUnavailable(
                 "the Prometheus query failed",
-                found=f"GET {self.url}{path} -> HTTP {r.status_code}: {body.get('error', '')}"[:300],
+                found=f"GET {self.url}{path} -> HTTP {r.status_code}: {answer.error}"[:300],
                 expected="status success",
                 fix="check the --prometheus-selector of this config (PromQL label matchers)",
             )
-        return body["data"]
+        return answer
 
     async def interval(self, http: httpx.AsyncClient) -> float:
         """The largest scrape interval of the active targets (s); cached."""
         if self.interval_s is None:
-            data = await self._get(http, "/api/v1/targets", {"state": "active"})
-            found = [parse_duration_s(t.get("scrapeInterval", "")) for t in data.get("activeTargets", [])]
+            targets = await self._get(http, "/api/v1/targets", {"state": "active"}, PromTargetsAnswer)
+            found = [parse_duration_s(t) for t in targets.intervals]
             self.interval_s = max([f for f in found if f > 0], default=15.0)
         return self.interval_s
 
@@ -118,10 +131,11 @@ class PrometheusSource:
         from specscope.bench.counters_source import combine_replicas
         from specscope.client.metrics import parse_metrics
 
-        data = await self._get(http, "/api/v1/query", {"query": series_query(self.selector), "time": f"{at_s:.3f}"})
-        groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for s in data.get("result", []):
-            groups[s["metric"].get("instance", "")].append(s)
+        params = {"query": series_query(self.selector), "time": f"{at_s:.3f}"}
+        vector = await self._get(http, "/api/v1/query", params, PromVectorAnswer)
+        groups: dict[str, list[PromSample]] = defaultdict(list)
+        for s in vector.series:
+            groups[s.metric.get("instance", "")].append(s)
         if not groups:
             raise MetricsUnavailable(
                 "Prometheus has no speculative-decoding or token counters for this config",

@@ -25,10 +25,11 @@ from typing import Any
 
 import httpx
 
-from specscope.errors import ServerStartError
+from specscope.errors import ServerError, ServerStartError
 from specscope.launch.logfacts import LogFacts, parse_log_facts
 from specscope.launch.recipes import Recipe, docker_argv, vllm_argv
 from specscope.seam import ManagedProcess, free_port, http_probe, log_tail
+from specscope.seam.answers import ModelsAnswer, read_answer
 
 __all__ = ["VllmServer", "free_port", "log_tail"]
 
@@ -153,13 +154,16 @@ class VllmServer:
             raise ServerStartError(message, found=found, expected=expected, fix=fix, log_tail=exc.log_tail) from None
 
     def _read_model_name(self) -> None:
+        """The first id ``GET /v1/models`` lists, read by the one answer reader (:mod:`specscope.seam.answers`);
+        an answer that is no models list (HTML, a list, 100,000 brackets deep) keeps the recipe's name: the bench
+        reads ``/v1/models`` again and names a bad answer there."""
         try:
             r = httpx.get(f"{self.base_url}/v1/models", timeout=10.0)
-            ids = [m.get("id", "") for m in r.json().get("data", [])]
-        except (httpx.HTTPError, ValueError):
+            answer = read_answer(ModelsAnswer, r.content, path="/v1/models", fix="")
+        except (httpx.HTTPError, ServerError):
             return
-        if ids and ids[0]:
-            self.model_name = ids[0]
+        if answer.data:
+            self.model_name = answer.data[0].id
 
     def _warm_up(self) -> None:
         body = {

@@ -14,6 +14,12 @@ The shapes, from their sources:
   "tokens": [int], "max_model_len": int}``; of llama.cpp's server (tools/server/README.md, "POST /tokenize"):
   ``{"tokens": [int]}``.
 * ``POST /apply-template`` of llama.cpp's server: ``{"prompt": str}``.
+* Prometheus's HTTP API (the Prometheus project's "HTTP API" page): every answer is ``{"status": "success" |
+  "error", "data": ..., "errorType": str?, "error": str?}``; ``GET /api/v1/targets`` has ``data`` =
+  ``{"activeTargets": [{"scrapeInterval": "15s", ...}]}``, an instant query ``GET /api/v1/query`` has ``data`` =
+  ``{"resultType": "vector", "result": [{"metric": {"__name__": str, label: str}, "value": [unix_s, "v"]}]}``.
+* ``GET /health`` of llama.cpp's server (tools/server/README.md, "GET /health"): ``{"status": str}`` (``"ok"``
+  once the model is loaded).
 """
 
 from __future__ import annotations
@@ -33,6 +39,11 @@ __all__ = [
     "TokenIds",
     "DetokenizeAnswer",
     "TemplateAnswer",
+    "HealthAnswer",
+    "PromAnswer",
+    "PromTargetsAnswer",
+    "PromVectorAnswer",
+    "PromSample",
     "A",
     "read_answer",
     "quote_body",
@@ -108,6 +119,66 @@ class TemplateAnswer(_Answer):
     """llama.cpp's ``POST /apply-template``: the chat-templated prompt text."""
 
     prompt: str
+
+
+class HealthAnswer(_Answer):
+    """llama.cpp's ``GET /health``: the server's state (``"ok"`` when ready)."""
+
+    status: str
+
+
+class _PromTarget(_Answer):
+    scrape_interval: str = Field(default="", alias="scrapeInterval")
+
+
+class _PromTargets(_Answer):
+    active_targets: list[_PromTarget] = Field(default=[], alias="activeTargets")
+
+
+class PromSample(_Answer):
+    """One series of an instant vector: its labels (``__name__`` among them) and ``(unix_s, value text)``."""
+
+    metric: dict[str, str]
+    value: tuple[float, str]
+
+    @model_validator(mode="after")
+    def _named(self) -> PromSample:
+        if "__name__" not in self.metric:
+            raise ValueError("a series without __name__")
+        return self
+
+
+class _PromVector(_Answer):
+    result: list[PromSample]
+
+
+class PromAnswer(_Answer):
+    """Any Prometheus HTTP API answer: ``status`` (``success`` / ``error``) and, in an error, its message."""
+
+    status: str
+    error: str = ""
+
+
+class PromTargetsAnswer(PromAnswer):
+    """Prometheus's ``GET /api/v1/targets``: ``data`` is absent in an error answer."""
+
+    data: _PromTargets | None = None
+
+    @property
+    def intervals(self) -> list[str]:
+        """The active targets' ``scrapeInterval`` texts (``"15s"``)."""
+        return [t.scrape_interval for t in self.data.active_targets] if self.data else []
+
+
+class PromVectorAnswer(PromAnswer):
+    """Prometheus's instant query ``GET /api/v1/query``: ``data`` is absent in an error answer."""
+
+    data: _PromVector | None = None
+
+    @property
+    def series(self) -> list[PromSample]:
+        """The instant vector's series."""
+        return self.data.result if self.data else []
 
 
 A = TypeVar("A", bound=_Answer)  # one answer record type

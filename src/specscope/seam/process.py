@@ -29,7 +29,8 @@ from pathlib import Path
 
 import httpx
 
-from specscope.errors import ServerStartError
+from specscope.errors import ServerError, ServerStartError
+from specscope.seam.answers import HealthAnswer, read_answer
 
 __all__ = ["ManagedProcess", "Probe", "free_port", "http_probe", "log_tail", "start_announced", "stop_and_clean"]
 
@@ -74,10 +75,14 @@ def http_probe(url: str, *, json_status: str | None = None) -> Probe:
                 resp = client.get(url)
                 if resp.status_code != 200:
                     return f"HTTP {resp.status_code}"
-                if json_status is not None and resp.json().get("status") != json_status:
-                    return f"status {resp.json().get('status')!r}"
-                return None
-        except (httpx.HTTPError, ValueError, AttributeError) as exc:
+                if json_status is None:
+                    return None
+                try:  # the one answer reader: HTML, a list, 100,000 brackets deep are a named reason
+                    status = read_answer(HealthAnswer, resp.content, path=url, fix="").status
+                except ServerError as exc:
+                    return f'not the health JSON {{"status": str}}: {exc.found}'
+                return None if status == json_status else f"status {status!r}"
+        except (httpx.HTTPError, ValueError) as exc:
             return type(exc).__name__
 
     return probe

@@ -22,6 +22,7 @@ from specscope.launch.recipes import load_recipes
 from specscope.readfile import SCRAPE_MAX_BYTES
 from specscope.seam import ServerTarget
 from specscope.seam.answers import ModelsAnswer, quote_body, read_answer
+from specscope.strictjson import loads
 from specscope.targets.plan import TargetPlan
 
 __all__ = [
@@ -56,9 +57,9 @@ def _facts_endpoints(client: httpx.Client, base_url: str) -> dict[str, Any]:
         r = client.get(f"{base_url}{path}")
         if r.status_code != 200:
             continue
-        try:
-            out[path] = read(r.json())
-        except (ValueError, RecursionError):
+        try:  # any JSON, each adapter reads its own shape; 100,000 brackets deep is malformed JSON (strictjson)
+            out[path] = read(loads(r.content))
+        except ValueError:
             continue
     return out
 
