@@ -91,10 +91,10 @@ def test_holding_out_every_k_is_refused(tmp_path):
 
 
 def test_a_drafter_that_drafts_on_some_steps_only(tmp_path):
-    """n-gram drafters draft where the context matches: with drafts on half the verify steps at the fitted k
-    (drafts = 0.5 x (generated - accepted - requests)) the overhead is fitted with f = 0.5, and a held-out k is predicted with
-    the fraction its match share gives there (m = f (1 + S_2) / (1 + f S_2), f_k = m / ((1 - m)(1 + S_k) + m): a
-    larger k drafts on fewer steps): tokens per step 1 + f_k S_k, draft terms x f_k."""
+    """n-gram drafters draft where the context matches: with drafts on half the verify steps at the fitted k (drafts =
+    0.5 x (generated - accepted - requests)) the overhead is fitted with f = 0.5, and a held-out k is predicted
+    with the fraction its match share gives there (m = f (1 + S_2) / (1 + f S_2), f_k = m / ((1 - m)(1 + S_k) +
+    m): a larger k drafts on fewer steps): tokens per step 1 + f_k S_k, draft terms x f_k."""
     run = create_run(tmp_path / "run", {"kind": "bench", "engine": "external"})
     u = (0.9, 0.8, 0.7, 0.6)
     rates = {1: 16.0, 2: 17.5, 3: 18.0, 4: 18.2}

@@ -4,6 +4,7 @@ metrics: ``num_drafts`` counts verify steps that drafted; each step emits 1 + it
 from __future__ import annotations
 
 from cellmaker import cell
+
 from cellsummary import counters_of
 from specscope.records import SpecCounters
 from specscope.stats.predict_run import draft_fraction

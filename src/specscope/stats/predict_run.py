@@ -21,10 +21,10 @@ Inputs come from the run where it knows them and from the user otherwise:
 
 * the fraction of verify steps that drafted, per config x workload: :func:`draft_fraction` (drafts / verify steps,
   :func:`specscope.stats.verify_steps.verify_steps`: generated - accepted tokens - requests, each request's first
-  token coming from prefill; 1 where they do not say, with a note where only the request count is missing), so a drafter that drafts only where the context
-  matches (n-gram) is fitted, compared and projected with the steps it really drafted on; a config x workload whose
-  acceptance rests on fewer than :data:`FEW_DRAFT_ROUNDS` draft rounds gets a note with the count and the rate's
-  interval.
+  token coming from prefill; 1 where they do not say, with a note where only the request count is missing), so a
+  drafter that drafts only where the context matches (n-gram) is fitted, compared and projected with the steps it
+  really drafted on; a config x workload whose acceptance rests on fewer than :data:`FEW_DRAFT_ROUNDS` draft rounds
+  gets a note with the count and the rate's interval.
 
 Only closed-loop concurrency-1 cells are used (the model is single-stream; an open loop's level 1 is 1 request/s with
 any number of streams in flight, and a run that is all open loop is refused). The measured rate is the decode
