@@ -91,20 +91,21 @@ def test_holding_out_every_k_is_refused(tmp_path):
 
 
 def test_a_drafter_that_drafts_on_some_steps_only(tmp_path):
-    """n-gram drafters draft where the context matches: with drafts on half the verify steps at the fitted k
-    (drafts = 0.5 x (generated - accepted)) the overhead is fitted with f = 0.5, and a held-out k is predicted with
-    the fraction its match share gives there (m = f (1 + S_2) / (1 + f S_2), f_k = m / ((1 - m)(1 + S_k) + m): a
-    larger k drafts on fewer steps): tokens per step 1 + f_k S_k, draft terms x f_k."""
+    """n-gram drafters draft where the context matches: with drafts on half the verify steps at the fitted k (drafts =
+    0.5 x (generated - accepted - requests)) the overhead is fitted with f = 0.5, and a held-out k is predicted
+    with the fraction its match share gives there (m = f (1 + S_2) / (1 + f S_2), f_k = m / ((1 - m)(1 + S_k) +
+    m): a larger k drafts on fewer steps): tokens per step 1 + f_k S_k, draft terms x f_k."""
     run = create_run(tmp_path / "run", {"kind": "bench", "engine": "external"})
     u = (0.9, 0.8, 0.7, 0.6)
     rates = {1: 16.0, 2: 17.5, 3: 18.0, 4: 18.2}
     for rep in range(2):
         run.save_cell(_cell("base", rep, 12.0))
         for k, tok_s in rates.items():
-            # 256 tokens generated (the client's count, or the cell is degraded) = steps + accepted, and
-            # drafts = steps / 2: accepted = drafts x sum(u) solves to 128 sum(u) / (1 + sum(u) / 2)
-            accepted = 128 * sum(u[:k]) / (1 + sum(u[:k]) / 2)
-            drafts = (256 - accepted) / 2
+            # 256 tokens generated (the client's count, or the cell is degraded) = 1 prefill token (the one
+            # request's first) + steps + accepted, and drafts = steps / 2: accepted = drafts x sum(u) solves to
+            # 127.5 sum(u) / (1 + sum(u) / 2) (before 2026-12-07 the prefill token was counted as a step: 128)
+            accepted = 127.5 * sum(u[:k]) / (1 + sum(u[:k]) / 2)
+            drafts = (256 - 1 - accepted) / 2
             counters = {"drafts": drafts, "draft_tokens": drafts * k, "accepted_tokens": accepted}
             counters["accepted_per_position"] = [drafts * x for x in u[:k]]
             counters["generation_tokens"] = 256.0

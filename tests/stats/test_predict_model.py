@@ -231,8 +231,10 @@ def test_a_drafter_that_drafts_on_few_steps_is_projected_with_that_fraction():
     """`make bench`'s n-gram on edits (2026-12-06): of two one-request cells of 48 tokens, one drafted once (13 tokens,
     all accepted) and one never. predict read tokens/step as 1 + 13 = 14.000 and drew a k curve of 1.61x-3.05x beside
     a measured 1.04x, from one draft round, without a word. The counters say the drafter drafted on 1 of the
-    2 x 48 - 13 = 83 verify steps: tokens per step are 1 + 13 / 83; every k of the curve carries the same match share
-    (14 of the 96 tokens came from the matched stretch: m = f (1 + S) / (1 + f S) with f = 1/83, S = 13), so at k the
+    2 x 48 - 13 - 2 = 81 verify steps (each request's first token comes from prefill, not a verify step; before
+    2026-12-07 this read 83, counting those two tokens as steps): tokens per step are 1 + 13 / 81; every k of the
+    curve carries the same match share (14 of the 94 tokens the verify steps emitted came from the matched stretch:
+    m = f (1 + S) / (1 + f S) with f = 1/81, S = 13), so at k the
     steps that draft are m / ((1 - m)(1 + k) + m) and a step emits (1 + k) / ((1 - m)(1 + k) + m) tokens; and a note
     gives the draft rounds behind the acceptance with the rate's Wilson 95 % interval."""
     present = ["generation", "per_pos", "spec"]
@@ -254,11 +256,11 @@ def test_a_drafter_that_drafts_on_few_steps_is_projected_with_that_fraction():
     ]
     p = predict_run(cells, target_bytes=0.0966e9, server_facts=run_facts({"ngram": {"draft_n_max_tokens": 64}}))
     (ngram,) = [x for x in p.cells if x.config == "ngram"]
-    assert ngram.draft_fraction == pytest.approx(1 / 83, rel=1e-12)
-    assert ngram.tokens_per_step == pytest.approx(1 + 13 / 83, rel=1e-12)
+    assert ngram.draft_fraction == pytest.approx(1 / 81, rel=1e-12)
+    assert ngram.tokens_per_step == pytest.approx(1 + 13 / 81, rel=1e-12)
     curve = p.curves["ngram"]["edit"]
-    m = 14 / 96
-    want = [(1 + kk) / ((1 - m) * (1 + kk) + m) for kk in range(1, 9)]  # 1.079 at k = 1 ... 1.149 at k = 8
+    m = 14 / 94
+    want = [(1 + kk) / ((1 - m) * (1 + kk) + m) for kk in range(1, 9)]  # 1.080 at k = 1 ... 1.153 at k = 8
     assert [pt["tokens_per_step"] for pt in curve] == pytest.approx(want, rel=1e-12)
     assert max(pt["speedup"] for pt in curve) < 1.1  # it was 3.05x at k = 8
     assert any(

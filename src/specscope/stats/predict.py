@@ -30,7 +30,8 @@ Model (single stream, decode only; the seed-003 recipe's reasoning made explicit
   acceptance (see :mod:`specscope.stats.acceptance`), so ``tok_s(k) = tokens_per_step(k) / step_time_s(k)``.
 * A drafter that does not draft on every step (llama.cpp's n-gram drafters draft only where the context has a
   match; 3-6 drafts in 64 tokens of an edit stream, measured) is described by ``draft_fraction`` f = drafts /
-  verify steps (steps = generated tokens - accepted tokens, each step emitting 1 + its accepted tokens): a step
+  verify steps (steps = generated - accepted tokens - requests, each step emitting 1 + its accepted tokens and
+  each request's first token coming from prefill: :func:`specscope.stats.verify_steps.verify_steps`): a step
   drafts with probability f, so ``tokens_per_step = 1 + f * sum u_i`` and the per-drafted-token terms of
   ``step_time_s`` are weighted by f: (target_bytes + (f k + q) draft_bytes_per_token) / effective_bandwidth_bytes_s
   + f k draft_overhead_s (q is per verify step: llama.cpp mirrors every target batch on its draft, drafted or not).

@@ -5,10 +5,10 @@ not used to fit. Per method ``NAME`` one per-drafted-token overhead is fitted by
 (:func:`specscope.stats.predict.fit_overhead_s`); each held-out k is then predicted from the fitted overhead,
 the per-position acceptance of the largest fitted k (extended with its last conditional rate), the config's draft
 passes per verify step that do not grow with k (1 for llama.cpp's draft-simple: a property of the drafter's code,
-read from the server facts and not fitted, see :mod:`specscope.stats.predict`) and the fraction of verify steps
-that drafted there (``draft_fraction`` = drafts / (generated - accepted tokens), from the counters; 1 when they do
-not say), carried to the held-out k through the match share (:func:`specscope.stats.predict.match_share`: a larger k
-drafts on fewer steps), and compared with what was measured. The error is
+read from the server facts and not fitted, see :mod:`specscope.stats.predict`) and the fraction of verify steps that
+drafted there (``draft_fraction`` = drafts / verify steps, :func:`specscope.stats.verify_steps.verify_steps`; 1 when
+they do not say), carried to the held-out k through the match share (:func:`specscope.stats.predict.match_share`: a
+larger k drafts on fewer steps), and compared with what was measured. The error is
 ``predicted / measured - 1`` (fraction); no held-out figure enters the fit. Single stream, bandwidth bound (see
 :mod:`specscope.stats.predict_published`).
 """

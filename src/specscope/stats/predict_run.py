@@ -19,11 +19,12 @@ Inputs come from the run where it knows them and from the user otherwise:
   the same whole number of tokens (draft_tokens / drafts: then tokens/step is the report's acceptance length,
   1 + accepted / drafts), else over the per-position rates the server's counters reported, with a note saying which.
 
-* the fraction of verify steps that drafted, per config x workload: :func:`draft_fraction` (drafts / (generated -
-  accepted tokens) from the counters; 1 where they do not say), so a drafter that drafts only where the context
-  matches (n-gram) is fitted, compared and projected with the steps it really drafted on; a config x workload whose
-  acceptance rests on fewer than :data:`FEW_DRAFT_ROUNDS` draft rounds gets a note with the count and the rate's
-  interval.
+* the fraction of verify steps that drafted, per config x workload: :func:`draft_fraction` (drafts / verify steps,
+  :func:`specscope.stats.verify_steps.verify_steps`: generated - accepted tokens - requests, each request's first
+  token coming from prefill; 1 where they do not say, with a note where only the request count is missing), so a
+  drafter that drafts only where the context matches (n-gram) is fitted, compared and projected with the steps it
+  really drafted on; a config x workload whose acceptance rests on fewer than :data:`FEW_DRAFT_ROUNDS` draft rounds
+  gets a note with the count and the rate's interval.
 
 Only closed-loop concurrency-1 cells are used (the model is single-stream; an open loop's level 1 is 1 request/s with
 any number of streams in flight, and a run that is all open loop is refused). The measured rate is the decode
@@ -58,6 +59,7 @@ from specscope.stats.predict import (
 )
 from specscope.stats.server_spec import draft_passes_per_step, run_k, spec_k
 from specscope.stats.summary import CellSummary
+from specscope.stats.verify_steps import first_token_requests, verify_steps
 
 __all__ = [
     "TARGET_BYTES_KEYS",
@@ -177,31 +179,38 @@ def _measured_rates(cells: list[CellSummary]) -> dict[tuple[str, str], tuple[flo
 
 
 def draft_fraction(cells: Iterable[CellSummary], config: str, workload: str) -> float | None:
-    """Fraction of verify steps that drafted: summed counter ``drafts`` / (``generation_tokens`` -
-    ``accepted_tokens``) over the usable cells of ``config`` on ``workload`` (each step emits 1 + its accepted
-    tokens: :mod:`specscope.stats.predict`); None when the counters lack one of them or show no step. Capped at 1.
+    """Fraction of verify steps that drafted: summed counter ``drafts`` / verify steps
+    (:func:`specscope.stats.verify_steps.verify_steps`: generated - accepted tokens - the requests that produced a
+    first token, which prefill samples) over the usable cells of ``config`` on ``workload``; None when the counters
+    lack a count, the request count is not known, or they show no step. Capped at 1.
 
     A drafter that drafts only where the context has a match (n-gram, suffix) drafts on a fraction of the steps; its
     acceptance per draft round says nothing about the steps that drafted nothing, so every figure built on tokens per
     verify step (the fit, the cell's prediction, the k curve) carries this fraction."""
     drafts = steps = 0.0
     for c in cells:
-        k = c.counters
         if c.config != config or c.workload != workload or not usable(c):
             continue
-        if (
-            k is None
-            or "generation" not in k.present
-            or k.drafts is None
-            or k.accepted_tokens is None
-            or k.generation_tokens is None
-        ):
-            return None  # a server without a generated-token counter (or cells without counters): unknown
-        drafts += float(k.drafts)
-        steps += float(k.generation_tokens) - float(k.accepted_tokens)
+        n = verify_steps(c)
+        if n is None or c.counters is None or c.counters.drafts is None:
+            return None  # no generated-token counter, no counters, or an unknown request count: unknown
+        drafts += float(c.counters.drafts)
+        steps += n
     if not (math.isfinite(drafts) and math.isfinite(steps)) or steps <= 0:
         return None  # a count that is no number (a hand-edited run): unknown, never a fraction
     return min(1.0, drafts / steps)
+
+
+def _unknown_requests(cells: Iterable[CellSummary], cfg: str, wl: str) -> str | None:
+    """The note for a config x workload whose verify steps are unknown only because a cell does not say how many of
+    its requests produced a first token (failed streams that carried tokens, or an older record); None otherwise."""
+    mine = [c for c in cells if c.config == cfg and c.workload == wl and usable(c)]
+    if not any(first_token_requests(c) is None for c in mine):
+        return None
+    return (
+        f"{cfg}/{wl}: the fraction of verify steps that drafted is unknown (a cell does not say how many requests "
+        "produced a first token, which prefill samples, not a verify step); taken as 1"
+    )
 
 
 def _few_rounds_note(cfg: str, wl: str, view: AcceptanceView | None) -> str | None:
@@ -461,8 +470,10 @@ def predict_run(
             if f is not None and f < 1.0 and (cfg, wl) in positions:  # no positions: predicted as plain decode
                 notes.append(
                     f"{cfg}/{wl}: drafted on {f:.1%} of its verify steps (counters: drafts / (generated - "
-                    "accepted tokens)); tokens per step and the draft cost are weighted by it"
+                    "accepted tokens - requests)); tokens per step and the draft cost are weighted by it"
                 )
+            unknown = _unknown_requests(cells, cfg, wl) if f is None and (cfg, wl) in positions else None
+            notes.extend([unknown] if unknown else [])
             few = _few_rounds_note(cfg, wl, accept.get((cfg, wl)))
             notes.extend([few] if few else [])
         measured = [
