@@ -96,4 +96,4 @@ def test_bench_help_duration_is_readmes(tmp_path, capsys, monkeypatch):
     assert measured, "README no longer states how long `specscope bench` alone took"
     first = EXAMPLES.splitlines()[2]
     assert first.startswith("  specscope bench ") and "5 minutes" not in first
-    assert f"({measured.group(1)} on a quiet 2-core machine)" in first, first
+    assert f"({measured.group(1)} on 2 quiet cores)" in first, first
