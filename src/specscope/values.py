@@ -412,8 +412,30 @@ def parse_pairs(
                 expected = f"NAME=VALUE with NAME one of {', '.join(allowed)}"
                 raise ConfigError.invalid_value(what, f"{name}={raw}", expected, fix=f"e.g. {what} {example}")
             raise ConfigError.unknown(f"name in {what}", name, allowed, fix=f"e.g. {what} {example}")
-        out[name] = read(str(raw)) if read is not None else raw  # type: ignore[assignment]
+        try:
+            out[name] = read(str(raw)) if read is not None else raw  # type: ignore[assignment]
+        except ConfigError as e:
+            raise _pair_value_error(e, what, name, str(raw), example) from None
     return out
+
+
+def _pair_value_error(e: ConfigError, what: str, name: str, raw: str, example: str) -> ConfigError:
+    """``e``, the refusal of the value ``raw`` of item ``name`` of the NAME=VALUE option ``what``, restated as an item:
+    found ``name=raw``, and a fix whose example is an item (``e.g. --slo tpot=30s``, never ``--slo 30s``, which the
+    option refuses), else ``example``'s item of that name."""
+    found = e.found
+    if isinstance(found, str) and found.startswith(raw):
+        found = f"{name}={found}"
+    elif found is None or str(found) == raw:
+        found = f"{name}={raw}"
+    fix = e.fix or ""
+    lone = re.compile(rf"(e\.g\. {re.escape(what)} )(?![^\s,;=]*=)")
+    if lone.search(fix):
+        fix = lone.sub(rf"\g<1>{name}=", fix)
+    elif f"{what} " not in fix:  # a fix that names the option already shows it whole
+        item = next((p for p in example.split(",") if p.partition("=")[0] == name), example)
+        fix = f"{fix} (as an item: e.g. {what} {item})" if fix else f"e.g. {what} {item}"
+    return ConfigError(e.message, found=found, expected=e.expected, fix=fix)
 
 
 _BYTES_RE = re.compile(rf"^\s*(-?{_NUMBER})\s*([kmgtp]i?)?b?\s*$", re.IGNORECASE)

@@ -19,7 +19,7 @@ from hangguard import HANG_S
         (["--prometheus-selector", "base=job"], "--prometheus-selector takes NAME={label matchers}"),
         (["--request-rate", "1,x"], "--request-rate takes a positive rate; found: x"),
         (["--request-rate", "0"], "--request-rate takes a positive rate; found: 0"),
-        (["--slo", "ttft=2x"], "--slo takes a positive duration; found: 2x"),
+        (["--slo", "ttft=2x"], "--slo takes a positive duration; found: ttft=2x"),
         (["--slo", "ttfb=2s"], "invalid value for --slo; found: ttfb=2s; "),
     ],
 )

@@ -81,3 +81,19 @@ def test_bench_help_shows_each_profiles_default_from_the_profiles(tmp_path, caps
     assert "(default: quick 4; card 6)" in lines["--repeats"]
     assert "(default: quick 1; card 1,2,4,6,8,12,16,24,32,64)" in lines["--max-concurrency"]
     assert "(default: 1)" in lines["--threads"]
+
+
+def test_bench_help_duration_is_readmes(tmp_path, capsys, monkeypatch):
+    """Finding (2026-12-07): the help's first example said "(about 5 minutes)" while README measured `specscope bench`
+    alone at 2 min 15 s: the example states README's measure."""
+    import re
+    from pathlib import Path
+
+    from specscope.cli.bench import EXAMPLES
+
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
+    measured = re.search(r"`specscope bench` alone took (\d+ min \d+ s)", readme)
+    assert measured, "README no longer states how long `specscope bench` alone took"
+    first = EXAMPLES.splitlines()[2]
+    assert first.startswith("  specscope bench ") and "5 minutes" not in first
+    assert f"({measured.group(1)} on 2 quiet cores)" in first, first

@@ -75,6 +75,9 @@ def test_every_duration_option_agrees(capsys) -> None:
         code, out, err = _run(argv, capsys)
         assert code == 2 and out == "", (what, err)
         lines[what] = err.strip().split("; found: ", 1)[1]
+    for slo in ("bench --slo", "advise --slo"):  # an item of NAME=VALUE: named, and its fix's example is an item
+        assert lines[slo].startswith("ttft=2x;") and lines[slo].endswith(" (as an item: e.g. --slo ttft=2s)"), slo
+        lines[slo] = lines[slo].removeprefix("ttft=").removesuffix(" (as an item: e.g. --slo ttft=2s)")
     assert set(lines.values()) == {
         "2x; expected: a number of seconds or a number with a unit (ns, us, ms, s, m, h, d), e.g. 30s, 500ms, 2us, "
         "1m30s; fix: write a number and a unit, e.g. 30s, 500ms or 2us"

@@ -29,6 +29,7 @@ from specscope.cli.options import (
     RecipesOption,
     ServerOption,
     TableFormatOption,
+    WidthOption,
 )
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from specscope.gate.model import GateRun, ProbeResult
 
 
-def _print_run(run: GateRun, run_dir: Path, format: str) -> None:
+def _print_run(run: GateRun, run_dir: Path, format: str, width: int | None = None) -> None:
     from specscope.gate import render_gate_markdown, render_gate_table, render_thinking_table
 
     if format == "json":
@@ -48,7 +49,7 @@ def _print_run(run: GateRun, run_dir: Path, format: str) -> None:
     else:
         from specscope.cli.output import make_console
 
-        stdout = make_console()[0]  # the terminal's width, 120 to a file or a pipe
+        stdout = make_console(None, width)[0]  # --width, else the terminal's, 120 to a file or a pipe
         stdout.print(render_gate_table(run))
         if any(r.gate == "thinking" for r in run.results):
             stdout.print(render_thinking_table(run))
@@ -71,6 +72,7 @@ def register(app: typer.Typer) -> None:
         print_run_file: GatePrintRunFileOption = False,
         no_preflight: NoPreflightOption = False,
         api_key: ApiKeyOption = None,
+        width: WidthOption = None,
     ) -> None:
         """Run the quality gates (thinking termination, arithmetic, code, tool call, long context, repetition,
         base vs speculative) and store the run (manifest.json with kind "gate" + gate.json). With no --server,
@@ -133,6 +135,6 @@ def register(app: typer.Typer) -> None:
             on_start=on_start,
             api_key=api_key,
         )
-        _print_run(run, run_dir, format or "text")
+        _print_run(run, run_dir, format or "text", width)
         if not run.passed:
             raise typer.Exit(1)

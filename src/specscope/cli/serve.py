@@ -36,7 +36,7 @@ from specscope.cli.command_options import (
     ServePortOption,
     StartTimeoutOption,
 )
-from specscope.cli.options import NoPreflightOption, RecipesOption, TextJsonFormatOption
+from specscope.cli.options import NoPreflightOption, RecipesOption, TextJsonFormatOption, WidthOption
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError, ServerError
 from specscope.strictjson import dumps_strict
@@ -85,7 +85,9 @@ def _stated(value: object) -> object:
     return value
 
 
-def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | None = None) -> int:
+def _print_facts(
+    path: Path, fmt: str, plan: str | None = None, census: str | None = None, width: int | None = None
+) -> int:
     from rich.table import Table
 
     from specscope.cli.output import make_console
@@ -162,7 +164,7 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
                 f"{peak.kv_cache_usage_percent}% (running {peak.running_reqs}, waiting {peak.waiting_reqs}, "
                 f"line {peak.line_number}{mean_of})",
             )
-        console, _ = make_console()  # 120 columns in a pipe, as every table (Console() alone: 80)
+        console, _ = make_console(None, width)  # --width, else 120 columns in a pipe (Console() alone: 80)
         console.print(table)
         if census is not None:
             typer.echo(_loaded_line(loaded))
@@ -201,7 +203,7 @@ def preflight_recipe(recipe: Recipe, *, skip: bool, name: str = "") -> dict[str,
 
 
 #: what only --parse-log reads
-PARSE_LOG_ONLY = ("--plan", "--census")
+PARSE_LOG_ONLY = ("--plan", "--census", "--width")
 
 
 def _refuse_out_of_mode(parse_log: Path | None, given: dict[str, object]) -> None:
@@ -218,7 +220,7 @@ def _refuse_out_of_mode(parse_log: Path | None, given: dict[str, object]) -> Non
             raise ConfigError(
                 f"--parse-log reads a log only: {', '.join(wrong)} do{'es' if len(wrong) == 1 else ''} not apply",
                 found=f"--parse-log {parse_log} with {', '.join(wrong)}",
-                expected="--parse-log FILE [--plan ...] [--census MODEL] [--format json]",
+                expected="--parse-log FILE [--plan ...] [--census MODEL] [--format json] [--width N]",
                 fix=f"drop {', '.join(wrong)}, or run that in a separate `specscope serve` without --parse-log",
             )
         return
@@ -248,6 +250,7 @@ def register(app: typer.Typer) -> None:
         start_timeout: StartTimeoutOption = "15m",
         format: TextJsonFormatOption = "text",
         no_preflight: NoPreflightOption = False,
+        width: WidthOption = None,
     ) -> None:
         """Show or run a vLLM recipe, list recipes, or read any engine's server log (--parse-log FILE).
 
@@ -272,10 +275,11 @@ def register(app: typer.Typer) -> None:
                 "--no-preflight": no_preflight or None,
                 "--plan": plan,
                 "--census": census,
+                "--width": width,
             },
         )
         if parse_log is not None:
-            raise typer.Exit(_print_facts(parse_log, format or "text", plan, census))
+            raise typer.Exit(_print_facts(parse_log, format or "text", plan, census, width))
         book = load_recipes(recipes)
         if list_recipes:
             if format == "json":

@@ -169,12 +169,21 @@ def parse_targets(
     """The :class:`TargetPlan` of a command line (see the module doc).
 
     Raises:
-        ConfigError: an unknown ``--launch``, ``--server`` with ``--launch vllm``, or a bad ``--server`` entry.
+        ConfigError: an unknown ``--launch``, ``--server`` with ``--launch vllm``, ``--recipes`` without
+            ``--launch vllm`` (nothing would read it), or a bad ``--server`` entry.
     """
     if launch not in LAUNCHERS:
         raise ConfigError.invalid_value("--launch", launch, f"one of {', '.join(LAUNCHERS)}")
     names = parse_configs(configs)
     specs = list(servers or ())
+    if recipes is not None and (specs or launch != "vllm"):  # nothing else reads the file: never ignore it silently
+        who = f"--server {' '.join(specs)}" if specs else f"--launch {launch}"
+        raise ConfigError(
+            "--recipes applies to --launch vllm only",
+            found=f"--recipes {recipes} with {who}",
+            expected="--recipes FILE with --launch vllm (the vLLM recipes it starts)",
+            fix="drop --recipes" + ("" if specs else ", or add --launch vllm to launch its recipes"),
+        )
     if specs:
         if launch == "vllm":
             raise ConfigError(
