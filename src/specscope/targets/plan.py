@@ -176,13 +176,14 @@ def parse_targets(
         raise ConfigError.invalid_value("--launch", launch, f"one of {', '.join(LAUNCHERS)}")
     names = parse_configs(configs)
     specs = list(servers or ())
-    if recipes is not None and (specs or launch != "vllm"):  # nothing else reads the file: never ignore it silently
+    recipe_launch = f"--launch {LAUNCHERS[1]}"  # the one launcher that reads --recipes
+    if recipes is not None and (specs or launch != LAUNCHERS[1]):  # nothing else reads the file: never ignore it
         who = f"--server {' '.join(specs)}" if specs else f"--launch {launch}"
         raise ConfigError(
-            "--recipes applies to --launch vllm only",
+            f"--recipes applies to {recipe_launch} only",
             found=f"--recipes {recipes} with {who}",
-            expected="--recipes FILE with --launch vllm (the vLLM recipes it starts)",
-            fix="drop --recipes" + ("" if specs else ", or add --launch vllm to launch its recipes"),
+            expected=f"--recipes FILE with {recipe_launch} (the recipes it starts)",
+            fix="drop --recipes" + ("" if specs else f", or add {recipe_launch} to launch its recipes"),
         )
     if specs:
         if launch == "vllm":
