@@ -1,8 +1,9 @@
 """Client scaling (issue 8): a fixed-concurrency cell split over W spawned client processes, one clock.
 
 Against the real ground-truth server at concurrency 16 with W = 2: exact token totals, every request answered once,
-records in request order, peak in-flight at the server exactly 16 (its truth log), TTFT error vs the served truth
-p50 <= 0.5 ms and p90 <= 1 ms (same CLOCK_MONOTONIC in the workers and the server; marked ``timing``). Also:
+records in request order, peak in-flight at the server exactly 16 (its truth log), TTFT error vs the served truth:
+the smallest <= 0.25 ms (same CLOCK_MONOTONIC in the workers and the server: no offset) and the largest within the
+client's own reported lag + 1 ms (marked ``timing``). Also:
 perf_counter_ns is one clock across processes, the auto rule's values, the load split, and worker failures as
 SpecscopeErrors within a bound (never a hang).
 """
@@ -172,13 +173,20 @@ def test_two_workers_at_concurrency_16_match_the_truth(truth):
             toks = [w for w in served[r.prompt_id]["writes"] if w[1] in ("content", "reasoning")]
             assert r.first_token_ns >= toks[0][0]  # never seen before it was sent
             err.append(abs(r.ttft_ns - (toks[0][0] - r.send_ns)))
-        # a clock offset between processes would shift every error; scheduling noise only the tail (3 client
-        # processes and the server on 2 shared cores: single stragglers of 2-3 ms were seen, hence p90)
-        p50, p90, worst = (float(np.percentile(err, q)) / MS for q in (50, 90, 100))
-        seen.append((peak, round(conc_err, 4), round(p50, 3), round(p90, 3), round(worst, 3)))
-        if peak == 16 and conc_err <= 0.05 and p50 <= 0.5 and p90 <= 1.0:
+        # A clock offset between processes would shift every error, the smallest too: the smallest is <= 0.25 ms
+        # (0.013-0.027 ms measured on the 2-core dev machine, loaded or not). The tail is the client's own lateness:
+        # 16 first tokens arrive at once (one TTFT for all), so a worker reads its 8 one after another, and on 2
+        # shared cores (3 client processes and the server) the last waits 3-6 ms (CI 2026-12-07: p90 2.9-4.2 ms on
+        # all 15 batches). That lateness must show in the client's self-check, which is what CLIENT_LIMITED rests
+        # on: the largest error is <= the largest loop or read lag it reported + 1 ms (one event's processing on a
+        # contended core; 16 batches measured under double load kept within it, the closest 0.36 ms over).
+        least, p50, p90, worst = (float(np.percentile(err, q)) / MS for q in (0, 50, 90, 100))
+        own_lag = max(check.loop_lag_max_ns, check.read_lag_max_ns) / MS
+        seen.append((peak, round(conc_err, 4), round(least, 3), round(p50, 3), round(p90, 3), round(worst, 3)))
+        seen.append(("self-check lag max ms", round(own_lag, 3)))
+        if peak == 16 and conc_err <= 0.05 and least <= 0.25 and worst <= own_lag + 1.0:
             return
-    pytest.fail(f"(server peak, concurrency rel error, TTFT |error| p50 ms, p90 ms, max ms) per batch: {seen}")
+    pytest.fail(f"(server peak, concurrency rel error, TTFT |error| min ms, p50, p90, max), own lag, per batch: {seen}")
 
 
 def test_unchecked_runner_with_workers_returns_records_in_order(truth):
