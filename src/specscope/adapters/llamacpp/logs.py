@@ -51,10 +51,15 @@ _SPEC = "common/speculative.cpp"
 RATE = "draft acceptance rate"
 ACCEPTANCE = "draft acceptance"
 STATISTICS = "statistics"
+STEP = "per-step (debug)"
 # command-level tests of the rows marked read (tests/test_engines_doc.py checks each)
 _TEST_0 = "tests/launch/test_engine_logs.py::test_llamacpp_requests_pool_by_counts_not_by_printed_rates"
 _TEST_1 = "tests/launch/test_engine_logs.py::test_llamacpp_trace_line_of_per_position_rates_is_read"
 _TEST_2 = "tests/launch/test_engine_logs.py::test_bench_records_the_pooled_llamacpp_log_with_its_alarm"
+_TEST_4 = (
+    "tests/launch/test_log_public_threads5.py::"
+    "test_per_step_lines_without_a_request_line_are_read_as_the_requests_rounds"
+)
 _TEST_3 = (
     "tests/launch/test_engine_logs.py::test_llamacpp_request_line_with_statistics_gives_steps_length_and_positions"
 )
@@ -82,6 +87,9 @@ FORMS: tuple[LogForm, ...] = (
         _SPEC,
         "2025-12",
         test=_TEST_2,
+    ),
+    LogForm(
+        "llamacpp", STEP, "accepted A/D draft tokens, new n_tokens = N", _SERVER, "PR #18211 (2025-12)", test=_TEST_4
     ),
 )
 LOG_FIELDS: tuple[LogField, ...] = (
@@ -111,7 +119,13 @@ LOG_FIELDS: tuple[LogField, ...] = (
     LogField("#acc drafts", "ignored", _SPEC, "2025-12", "drafts with any token accepted: not a token count"),
     LogField("#acc tokens", "ignored", _SPEC, "2025-12", "the same count as the request line's accepted"),
     LogField("#calls / dur(b,g,a)", "ignored", _SPEC, "2025-12", "call counts and timings, not acceptance"),
-    LogField("verify steps", "derived", _SPEC, "2025-12", "Δ#gen drafts, else accepted / (mean len - 1)"),
+    LogField(
+        "verify steps", "derived", _SPEC, "2025-12", "per-step lines, else Δ#gen drafts, else accepted / (mean len - 1)"
+    ),
+    LogField(
+        "accepted A/D draft tokens", "read", _SERVER, "PR #18211", "one verify step: accepted, drafted", test=_TEST_4
+    ),
+    LogField("new n_tokens", "ignored", _SERVER, "PR #18211", "the slot's context length, not acceptance"),
 )
 
 _RE_SLOT = re.compile(r"\bslot +\w+: id +(\d+) \| task (-?\d+)")
@@ -122,6 +136,8 @@ _RE_REQUEST = re.compile(
 )
 # the per-position rates captured whole and read as printed (%.3f each, ", " between): a list holding 1e-1 is named
 # unreadable, never left absent unnamed
+# one verify step at -v: accepted draft tokens / the step's drafted tokens (0 before PR #18211)
+_RE_STEP = re.compile(r"\baccepted +(\d+)/ *(\d+) draft tokens, new n_tokens = *\d+")
 _RE_ACC_PER_POS = re.compile(r"\bacc per pos = \(([^)]*)\)")
 
 
@@ -167,20 +183,78 @@ def _attach_statistics(stat: LogSpecStat | None, counts: tuple[int, int], before
         stat.verify_steps = drafts
 
 
+#: one request's per-step lines: (line number, accepted, drafted) each, in log order
+_Steps = list[tuple[int, int, int]]
+
+
+def _where(key: tuple[str | None, str | None], steps: _Steps) -> str:
+    """``slot 3 task 0: 5 verify steps at lines 1-5`` for a request's per-step lines."""
+    slot, task = key
+    who = " ".join(x for x in (slot, f"task {task}" if task is not None else None) if x) or "no slot"
+    return f"{who}: {len(steps)} verify steps at lines {steps[0][0]}-{steps[-1][0]}"
+
+
+def _steps_to_request(stat: LogSpecStat, key: tuple[str | None, str | None], steps: _Steps) -> list[str]:
+    """Give ``stat`` (a request line) the exact verify steps of its per-step lines when they sum to its counts (the
+    drafted sum only where every step printed it); a named warning when they do not (the steps not taken)."""
+    accepted, drafted = sum(a for _, a, _ in steps), sum(d for _, _, d in steps)
+    printed = all(d > 0 for _, _, d in steps)
+    if accepted == stat.accepted_tokens and (not printed or drafted == stat.draft_tokens):
+        stat.verify_steps, stat.verify_steps_exact = len(steps), True
+        return []
+    return [
+        f"STEPS_DISAGREE({_where(key, steps)} sum to {accepted} accepted / {drafted} drafted, its request line at "
+        f"line {stat.line_number} says {stat.accepted_tokens} / {stat.draft_tokens}: steps not taken)"
+    ]
+
+
+def _request_from_steps(key: tuple[str | None, str | None], steps: _Steps) -> tuple[LogSpecStat, str]:
+    """A request's statistic from its per-step lines alone (no request line followed them), with the warning that
+    says so; the drafted tokens absent when a step printed 0 drafted (before PR #18211)."""
+    accepted, drafted = sum(a for _, a, _ in steps), sum(d for _, _, d in steps)
+    printed = all(d > 0 for _, _, d in steps)
+    stat = LogSpecStat(
+        engine="llamacpp",
+        form=STEP,
+        scope="request",
+        line_number=steps[0][0],
+        rank=key[0],
+        draft_tokens=drafted if printed else None,
+        accepted_tokens=accepted,
+        verify_steps=len(steps),
+    )
+    if printed:
+        return stat, (
+            f"REQUEST_FROM_STEPS({_where(key, steps)}, {accepted} accepted / {drafted} drafted; no draft acceptance "
+            f"line followed them (a log cut, or a request still running): the request counted from its steps)"
+        )
+    return stat, (
+        f"DRAFTED_PRINTED_ZERO({_where(key, steps)}, {accepted} accepted; drafted printed 0 (llama.cpp before PR "
+        f"#18211 cleared the draft before printing it): drafted tokens unknown, no rate)"
+    )
+
+
 def read_log(lines: Sequence[str]) -> EngineLog | None:
     """llama.cpp's per-request draft statistics of ``lines`` (log order), None without any request line."""
     stats: list[LogSpecStat] = []
     forms: list[str] = []
     slot: str | None = None
+    task: str | None = None
+    steps: dict[tuple[str | None, str | None], _Steps] = {}
     last_by_slot: dict[str | None, LogSpecStat] = {}
     seen_stats: dict[tuple[str | None, str], tuple[int, int]] = {}
     impls: list[str] = []
-    unreadable: list[str] = []  # LOG_LINE_UNREADABLE per recognised line whose number cannot be read
+    # LOG_LINE_UNREADABLE per recognised line whose number cannot be read; what the per-step lines said
+    unreadable: list[str] = []
     for index, line in enumerate(lines):
         try:
             if m := _RE_SLOT.search(line):
-                slot = f"slot {int(m.group(1))}"
-            if m := _RE_REQUEST.search(line):
+                slot, task = f"slot {int(m.group(1))}", str(int(m.group(2)))
+            if m := _RE_STEP.search(line):
+                step = (index + 1, read_as("accepted", count, m.group(1)), read_as("drafted", count, m.group(2)))
+                steps.setdefault((slot, task), []).append(step)
+                forms += [STEP] if STEP not in forms else []
+            elif m := _RE_REQUEST.search(line):
                 form = RATE if m.group(1) else ACCEPTANCE
                 per_pos = "acceptance rate per position"
                 draft_tokens = read_as("generated", count, m.group(4))  # the counts first: an unreadable list
@@ -204,6 +278,8 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
                     accept_length=accept_length,
                     per_position=positions,
                 )
+                if mine := steps.pop((slot, task), None):
+                    unreadable += _steps_to_request(stat, (slot, task), mine)
                 stats.append(stat)
                 last_by_slot[slot] = stat
                 forms += [form] if form not in forms else []
@@ -222,7 +298,13 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
             unreadable.append(line_unreadable(index + 1, exc))
             if not _RE_ACC_PER_POS.search(line):  # a trace line of rates is its request's form, already seen
                 seen = (RATE if r.group(1) else ACCEPTANCE) if (r := _RE_REQUEST.search(line)) else STATISTICS
+                seen = STEP if _RE_STEP.search(line) else seen
                 forms += [seen] if seen not in forms else []
+    for key, mine in steps.items():
+        stat, said = _request_from_steps(key, mine)
+        stats.append(stat)
+        unreadable.append(said)
+    stats.sort(key=lambda s: s.line_number)
     if not stats and not unreadable:
         return None
     for stat in stats:
