@@ -49,3 +49,31 @@ def test_per_step_lines_give_the_requests_exact_verify_steps() -> None:
     assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (2, 0, 2)
     assert pool["acceptance_length"] == 1.0 and pool["acceptance_rate"] == 0.0
     assert pool["statistics"] == 1 and pool["warnings"] == []  # the steps belong to the request: counted once
+
+
+def test_fields_of_a_window_line_not_read_are_named_beside_right_figures() -> None:
+    # a vLLM fork's SpecDecodingLogging (public copy of v1/spec_decode/metrics.py, index id 4803782941) prints its
+    # running totals and an 'Average accpetace length' (accepted / lines, no acceptance length) after the window's
+    # counts. The window's own counts are the figure, 150 / 400; the fields specscope does not read were dropped
+    # unnamed.
+    pool = _only_pool("vllm_fork_total_fields_in_window_line.log", 0)
+    assert (pool["draft_tokens"], pool["accepted_tokens"]) == (400, 150)
+    (said,) = [w for w in pool["warnings"] if w.startswith("UNREAD_LOG_FIELD(")]
+    for field in ("'Total draft acceptance rate'", "'Total accepted'", "'Total drafted'", "'Average accpetace length'"):
+        assert field in said
+    assert "lines 1-2, 2 lines" in said
+    text = parse_log("vllm_fork_total_fields_in_window_line.log")
+    assert text.exit_code == 0 and "UNREAD_LOG_FIELD" in text.output
+
+
+def test_other_speculative_lines_and_fields_are_named_not_dropped() -> None:
+    # forks of vLLM 0.2x (public copies, index ids 65954075149, 66520971598, 67189647741) add top-k rates to the
+    # SpecDecoding line and print 'SpecDecoding cost breakdown: ...' and 'SpecDecoding timing (...): ...' lines. The
+    # window is read as vLLM prints it (150 / 300, length 2.50, three positions); the rest is named.
+    pool = _only_pool("vllm_fork_topk_and_extra_spec_lines.log", 0)
+    assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (300, 150, 100)
+    assert pool["acceptance_per_position"] == [0.8, 0.5, 0.2]
+    (fields,) = [w for w in pool["warnings"] if w.startswith("UNREAD_LOG_FIELD(")]
+    assert "'top1'" in fields and "'top2'" in fields
+    (lines,) = [w for w in pool["warnings"] if w.startswith("UNREAD_LOG_LINE(")]
+    assert "'SpecDecoding cost breakdown' (line 2)" in lines and "'SpecDecoding timing' (line 3)" in lines

@@ -55,6 +55,7 @@ from specscope.adapters.logs import (
     part_unreadable,
     steps_in_length,
 )
+from specscope.adapters.vllm.log_unread import UnreadText
 
 __all__ = [
     "LOG_DETAILS",
@@ -515,6 +516,7 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
     started = False
     unreadable: list[str] = []  # LOG_LINE_UNREADABLE per recognised line whose number cannot be read
     unread_forms: list[str] = []
+    unread_text = UnreadText()  # speculative fields and lines not read, named (log_unread.py)
     for index, line in enumerate(lines):
         if RE_ENGINE_START.search(line):
             started = True
@@ -522,7 +524,12 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
         if e := _RE_ENGINE_LINE.search(line):
             last_engine[process] = f"Engine {e.group(1)}"
         try:  # a number that cannot be read (5,000 digits, "1e400") gives no statistic, named; never a crash
-            if (w := spec_decoding_sample(line, index + 1, unreadable)) is not None:
+            w = spec_decoding_sample(line, index + 1, unreadable)
+            if (v1 := _RE_V1.search(line)) is not None and _early_v1(line) is None:
+                unread_text.see_metrics(v1.group(1), index + 1, read=w is not None)
+            else:
+                unread_text.see_other(line, index + 1)
+            if w is not None:
                 windows.append(w)
                 if process in last_engine:
                     engine_of[w.line_number] = last_engine[process]
@@ -532,6 +539,7 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
         except ValueError as exc:
             unreadable.append(line_unreadable(index + 1, exc))
             unread_forms.append(V0 if _RE_V0.search(line) and not _RE_V1.search(line) else V1)
+    unreadable += unread_text.warnings()
     if not windows and not cumulative and not unreadable:
         return None
     method, k = _method_and_k(lines)
@@ -594,6 +602,19 @@ LOG_DETAILS: tuple[Detail, ...] = (
         (
             "tests/launch/test_log_counts_checked.py::test_v1_rejected_count_is_cross_checked",
             "tests/launch/test_log_windows.py::test_rejected_field_of_newer_builds_is_read",
+        ),
+    ),
+    Detail(
+        "any (forks of 0.2x: public copies of v1/spec_decode/metrics.py, index ids 4803782941, 65954075149)",
+        "a `SpecDecoding metrics:` field other than those vLLM prints (`Total accepted: N tokens`, `top1: [...]`); "
+        "a `SpecDecoding NAME:` line other than the metrics (`SpecDecoding cost breakdown: ...`), or a metrics line "
+        "with neither counts nor a mean length",
+        "warning",
+        "`UNREAD_LOG_FIELD(... 'Total accepted', ...)`, `UNREAD_LOG_LINE('SpecDecoding cost breakdown' (line 2))` "
+        "(`adapters/vllm/log_unread.py`), one each over the log; the window read from the fields vLLM prints",
+        (
+            "tests/launch/test_log_public_threads5.py::test_fields_of_a_window_line_not_read_are_named_beside_right_figures",
+            "tests/launch/test_log_public_threads5.py::test_other_speculative_lines_and_fields_are_named_not_dropped",
         ),
     ),
     Detail(
