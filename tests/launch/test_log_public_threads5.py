@@ -77,3 +77,12 @@ def test_other_speculative_lines_and_fields_are_named_not_dropped() -> None:
     assert "'top1'" in fields and "'top2'" in fields
     (lines,) = [w for w in pool["warnings"] if w.startswith("UNREAD_LOG_LINE(")]
     assert "'SpecDecoding cost breakdown' (line 2)" in lines and "'SpecDecoding timing' (line 3)" in lines
+
+
+def test_per_step_lines_of_older_builds_printing_n_past_are_read() -> None:
+    # older llama-server builds print the step line with the slot's n_past ('accepted %d/%d draft tokens, new n_past =
+    # %d', a public copy of the server loop, index id 66687141255); the request line (PR #10455's form after its
+    # prefix line) gives no steps by itself. Three steps, 9 / 15: length 1 + 9 / 3 = 4.00.
+    pool = _only_pool("llamacpp_n_past_steps_then_request.log", 0)
+    assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (15, 9, 3)
+    assert pool["acceptance_length"] == 4.0 and pool["warnings"] == []

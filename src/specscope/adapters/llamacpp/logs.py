@@ -136,8 +136,9 @@ _RE_REQUEST = re.compile(
 )
 # the per-position rates captured whole and read as printed (%.3f each, ", " between): a list holding 1e-1 is named
 # unreadable, never left absent unnamed
-# one verify step at -v: accepted draft tokens / the step's drafted tokens (0 before PR #18211)
-_RE_STEP = re.compile(r"\baccepted +(\d+)/ *(\d+) draft tokens, new n_tokens = *\d+")
+# one verify step at -v: accepted draft tokens / the step's drafted tokens (0 before PR #18211); older builds print the
+# slot's n_past where later ones print n_tokens
+_RE_STEP = re.compile(r"\baccepted +(\d+)/ *(\d+) draft tokens, new n_(?:tokens|past) = *\d+")
 _RE_ACC_PER_POS = re.compile(r"\bacc per pos = \(([^)]*)\)")
 
 
