@@ -18,6 +18,13 @@ examples/server/server.cpp; common/speculative.cpp ``common_speculative_print_st
   slot's speculative state since it was created, so the request's verify steps are the difference of ``#gen drafts``
   between two of the slot's lines (or the line itself for its first request), taken only when ``#gen tokens`` differs
   by exactly the request's drafted tokens.
+- at ``-v`` (debug), once per verify step on the slot's ``slot update_slots: id  N | task T |`` prefix:
+  ``accepted 3/4 draft tokens, new n_tokens = 702`` (``new n_past = N`` in older builds; tools/server/server-context.cpp
+  ``SLT_DBG``): the step's accepted draft tokens, then its drafted tokens, printed 0 before PR #18211 (2025-12), which
+  cleared the draft before printing it. A request's steps give it its exact verify steps when they sum to its request
+  line's counts (else ``STEPS_DISAGREE``, steps not taken); steps with no request line after them (a log cut, a
+  request still running) are that request's statistic, named (``REQUEST_FROM_STEPS``); a drafted count printed 0
+  leaves the drafted tokens absent, named (``DRAFTED_PRINTED_ZERO``): a step cannot accept 11 of 0.
 
 A request without such a line drafted nothing and is absent (never a request with 0). Verify steps come from the
 statistics line, else from the printed two-decimal mean length when something was accepted: exact when one count fits
@@ -125,7 +132,7 @@ LOG_FIELDS: tuple[LogField, ...] = (
     LogField(
         "accepted A/D draft tokens", "read", _SERVER, "PR #18211", "one verify step: accepted, drafted", test=_TEST_4
     ),
-    LogField("new n_tokens", "ignored", _SERVER, "PR #18211", "the slot's context length, not acceptance"),
+    LogField("new n_tokens / new n_past", "ignored", _SERVER, "PR #18211", "the slot's context length, not acceptance"),
 )
 
 _RE_SLOT = re.compile(r"\bslot +\w+: id +(\d+) \| task (-?\d+)")
