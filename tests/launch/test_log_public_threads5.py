@@ -5,8 +5,12 @@ before llama.cpp PR #18211). Each figure read right, or the line named; never dr
 
 from __future__ import annotations
 
-from parselog import parse_log
+from typer.testing import CliRunner
+
+from parselog import LOGS, parse_log
 from parselog import parse_log_json as _json
+from specscope.cli import app
+from specscope.truth import MetricsPlan, ResponsePlan, TruthScript, TruthServer
 
 
 def _only_pool(name: str, code: int) -> dict:
@@ -86,3 +90,16 @@ def test_per_step_lines_of_older_builds_printing_n_past_are_read() -> None:
     pool = _only_pool("llamacpp_n_past_steps_then_request.log", 0)
     assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (15, 9, 3)
     assert pool["acceptance_length"] == 4.0 and pool["warnings"] == []
+
+
+def test_bench_says_the_requests_counted_from_their_steps_as_serve_does(tmp_path) -> None:
+    # the same log through `bench --server-log`: the pooled counts and the warning that they come from per-step lines
+    plan = ResponsePlan(output_tokens=8, tokens_per_chunk=4)
+    log = LOGS / "llamacpp_pr18211_rounds_after.log"
+    with TruthServer(TruthScript(default=plan, metrics=MetricsPlan())) as ts:
+        args = ["bench", "--server", f"lc={ts.base_url}", "--server-log", f"lc={log}", "--workloads", "prose"]
+        args += ["--max-concurrency", "1", "--repeats", "1", "--max-tokens", "8", "--out", str(tmp_path)]
+        r = CliRunner().invoke(app, [*args, "-f", "json"])
+    assert r.exit_code == 0, r.output
+    assert "server log lc (llamacpp: per-step (debug)): 68 drafted, 38 accepted (55.9%) over 5 verify steps" in r.stderr
+    assert "warning: server log lc: REQUEST_FROM_STEPS(slot 3 task 0: 5 verify steps at lines 1-5" in r.stderr
