@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
+from clirun import cli
 from parselog import LOGS, parse_log
 from parselog import parse_log_json as _json
 from specscope.cli import app
@@ -103,3 +104,19 @@ def test_bench_says_the_requests_counted_from_their_steps_as_serve_does(tmp_path
     assert r.exit_code == 0, r.output
     assert "server log lc (llamacpp: per-step (debug)): 68 drafted, 38 accepted (55.9%) over 5 verify steps" in r.stderr
     assert "warning: server log lc: REQUEST_FROM_STEPS(slot 3 task 0: 5 verify steps at lines 1-5" in r.stderr
+
+
+def test_another_tools_speculative_summary_is_refused_by_what_it_is(capsys, monkeypatch, tmp_path) -> None:
+    # the summary vLLM's examples/offline_inference/spec_decode.py prints (vllm PR #24344's ngram block: num_drafts,
+    # num_draft_tokens, num_accepted_tokens, acceptance at token i) and llama.cpp's speculative example (PR #3006:
+    # n_draft, n_predict, n_drafted, n_accept, accept) are no server logs. Before, the refusal said the files held "no
+    # speculative statistics"; it now says what they are and what to pass instead, exit 2 as before.
+    for name, said in (
+        ("vllm_pr24344_offline_spec_decode_summary.log", "vLLM's offline spec_decode.py summary"),
+        ("llamacpp_pr3006_speculative_example_summary.log", "llama.cpp's speculative example summary"),
+    ):
+        code, _, err = cli(["serve", "--parse-log", LOGS / name], capsys, monkeypatch, tmp_path)
+        text = " ".join(err.split())
+        assert code == 2, err
+        assert f"found: {said}" in text, text
+        assert "no speculative statistics" not in text

@@ -139,7 +139,8 @@ files (`registry.py`, `docs/engines.md`).
    - `per_response.py`: the speculative fields it writes into its responses, read into a `SpecRequest` (`ROOT_KEYS`,
      `read_root` / `read_choice`, the payload keys it knows, `FIELDS` for the per-response table;
      `adapters/per_response.py` says the interface);
-   - `logs.py`: its log's speculative statistics (`FORMS`, `LOG_FIELDS`, `read_log`); `log_facts.py`: the facts its
+   - `logs.py`: its log's speculative statistics (`FORMS`, `LOG_FIELDS`, `read_log`; `OTHER_OUTPUTS`: another
+     tool's speculative output a user may take for its log, refused by that name); `log_facts.py`: the facts its
      log states (`FACTS`, `read_facts`); `log_summary.py`: a summary of statistics printed without counts (`SUMMARY`);
    - `facts.py`: its server facts (`spec_method`, `spec_k`, `states_speculation`, a `FACTS_PATH` endpoint).
 2. One line in `src/specscope/adapters/registry.py` (`ENGINES`).

@@ -36,6 +36,7 @@ __all__ = [
     "LogForm",
     "LogSpecStat",
     "MAX_COUNT",
+    "OtherOutput",
     "StatsSample",
     "FIXED",
     "count",
@@ -48,6 +49,7 @@ __all__ = [
     "unreadable_line_number",
     "read_as",
     "log_summaries",
+    "other_outputs_in",
     "read_engine_logs",
     "split_log_lines",
     "steps_in_length",
@@ -391,6 +393,30 @@ def log_summaries() -> list[LogSummary]:
 def _log_modules() -> list[Any]:
     """The ``logs`` module of every registered engine that has one, in registry order."""
     return [mod for _, mod in engine_modules("logs")]
+
+
+class OtherOutput(NamedTuple):
+    """Another tool's speculative output, which a user may take for a server log (an engine's ``logs.py``
+    ``OTHER_OUTPUTS``): ``engine``, ``name`` (what it is, said in the refusal's "found"), ``pattern`` (a line that marks
+    it, searched in each line), ``source`` (the file that prints it) and ``fix`` (what to pass instead). It is never
+    read: a log holding nothing else is refused by that name (exit 2), not as holding no speculative statistics."""
+
+    engine: str
+    name: str
+    pattern: str
+    source: str
+    fix: str
+
+
+def other_outputs_in(lines: Sequence[str]) -> list[OtherOutput]:
+    """The other tools' outputs (:class:`OtherOutput`) whose marking line is among ``lines``, in registry order."""
+    found: list[OtherOutput] = []
+    for module in _log_modules():
+        for other in getattr(module, "OTHER_OUTPUTS", ()):
+            rx = re.compile(other.pattern)
+            if any(rx.search(line) for line in lines):
+                found.append(other)
+    return found
 
 
 def forms_tried() -> list[LogForm]:

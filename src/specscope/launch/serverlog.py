@@ -11,10 +11,11 @@ skipped and you are running the BF16 draft").
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from specscope.adapters.logs import EngineLog, forms_tried, read_engine_logs, split_log_lines
+from specscope.adapters.logs import EngineLog, forms_tried, other_outputs_in, read_engine_logs, split_log_lines
 from specscope.errors import ConfigError
 from specscope.launch.logfacts import LogFacts, log_text, parse_log_facts
 from specscope.launch.logpool import LogPool, log_pool
@@ -40,13 +41,20 @@ class ServerLog(NamedTuple):
     pools: list[LogPool]
 
 
-def _refuse_unrecognised(path: Path) -> ConfigError:
+def _refuse_unrecognised(path: Path, lines: Sequence[str]) -> ConfigError:
+    """The refusal of a log with no line any engine's adapter reads; when it holds another tool's speculative output
+    (an engine's ``OTHER_OUTPUTS``), the refusal says so and how to get the server's log instead."""
     tried = "; ".join(f"{f.engine} {f.name} ({f.example})" for f in forms_tried())
+    fix = "pass the server's own output (docker logs CONTAINER > server.log), captured while it served"
+    found = "no speculative statistics, start-up, KV-cache, stats or failure line of any engine"
+    if others := other_outputs_in(lines):
+        found = "; ".join(f"{o.name} ({o.source}), not a server's log" for o in others)
+        fix = "; ".join(o.fix for o in others)
     return ConfigError(
         f"{path} holds no server-log line specscope recognises",
-        found="no speculative statistics, start-up, KV-cache, stats or failure line of any engine",
+        found=found,
         expected=f"a server log; tried the failure signatures and {tried}",
-        fix="pass the server's own output (docker logs CONTAINER > server.log), captured while it served",
+        fix=fix,
     )
 
 
@@ -89,7 +97,7 @@ def read_server_log(path: str | Path) -> ServerLog:
     if not facts.stats:  # another engine's capacity lines (SGLang's decode batches), read by its adapter
         facts.stats = next((r.capacity for r in readings if r.capacity), [])
     if not readings and not any(v not in (None, [], {}, False, "") for v in facts.model_dump().values()):
-        raise _refuse_unrecognised(p)
+        raise _refuse_unrecognised(p, lines)
     return ServerLog(facts, readings, [log_pool(r) for r in readings])
 
 

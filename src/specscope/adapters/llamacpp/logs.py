@@ -43,6 +43,7 @@ from specscope.adapters.logs import (
     LogField,
     LogForm,
     LogSpecStat,
+    OtherOutput,
     count,
     fixed,
     line_unreadable,
@@ -51,7 +52,7 @@ from specscope.adapters.logs import (
     steps_in_length,
 )
 
-__all__ = ["FORMS", "LOG_FIELDS", "read_log"]
+__all__ = ["FORMS", "LOG_FIELDS", "OTHER_OUTPUTS", "read_log"]
 
 _SERVER = "tools/server/server-context.cpp"
 _SPEC = "common/speculative.cpp"
@@ -133,6 +134,19 @@ LOG_FIELDS: tuple[LogField, ...] = (
         "accepted A/D draft tokens", "read", _SERVER, "PR #18211", "one verify step: accepted, drafted", test=_TEST_4
     ),
     LogField("new n_tokens / new n_past", "ignored", _SERVER, "PR #18211", "the slot's context length, not acceptance"),
+)
+
+#: llama.cpp's speculative output that is no server log: the summary of its speculative example (examples/speculative
+#: ``llama-speculative``: ``n_draft   = N``, ``n_predict = N``, ``n_drafted = N``, ``n_accept  = N``, ``accept    =
+#: X%``), printed for one prompt
+OTHER_OUTPUTS = (
+    OtherOutput(
+        "llamacpp",
+        "llama.cpp's speculative example summary",
+        r"\bn_(?:drafted|accept) += +\d+\s*$",
+        "examples/speculative/speculative.cpp",
+        "serve the models with llama-server (-md DRAFT or --spec-type ...) and pass its log",
+    ),
 )
 
 _RE_SLOT = re.compile(r"\bslot +\w+: id +(\d+) \| task (-?\d+)")

@@ -19,7 +19,23 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["KNOWN_V1_FIELDS", "UnreadText"]
+from specscope.adapters.logs import OtherOutput
+
+__all__ = ["KNOWN_V1_FIELDS", "OTHER_OUTPUTS", "UnreadText"]
+
+#: vLLM's speculative output that is no server log: the summary its offline example prints from ``LLM.get_metrics()``
+#: (examples/offline_inference/spec_decode.py: ``num_drafts: N``, ``num_draft_tokens: N``, ``num_accepted_tokens:
+#: N``, ``mean acceptance length: X``, ``acceptance at token i: X``)
+OTHER_OUTPUTS = (
+    OtherOutput(
+        "vllm",
+        "vLLM's offline spec_decode.py summary",
+        r"^\s*num_(?:drafts|draft_tokens|accepted_tokens): \d+\s*$",
+        "examples/offline_inference/spec_decode.py",
+        "serve the model (vllm serve ... --speculative-config ...) and pass its log, or read the server's counters "
+        "with specscope counters BEFORE AFTER",
+    ),
+)
 
 KNOWN_V1_FIELDS = frozenset(
     {

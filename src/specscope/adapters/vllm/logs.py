@@ -55,12 +55,13 @@ from specscope.adapters.logs import (
     part_unreadable,
     steps_in_length,
 )
-from specscope.adapters.vllm.log_unread import UnreadText
+from specscope.adapters.vllm.log_unread import OTHER_OUTPUTS, UnreadText
 
 __all__ = [
     "LOG_DETAILS",
     "FORMS",
     "LOG_FIELDS",
+    "OTHER_OUTPUTS",
     "SpecCumulativeSample",
     "SpecDecodingSample",
     "read_log",
