@@ -118,7 +118,7 @@ def test_v1_rejected_count_is_cross_checked(capsys, monkeypatch, tmp_path) -> No
 def test_no_log_of_the_corpus_is_inconsistent() -> None:
     """The real logs (idle windows printing nan among them) contradict nothing: the rules raise no false alarm."""
     for path in sorted(LOGS.glob("*.log")):
-        if path.name == "not_a_server_log.log":
+        if path.name.startswith("not_a_server_log"):  # refused by design (another tool's output among them)
             continue
         log = read_server_log(path)
         assert [r for p in log.pools for r in p.inconsistencies] == [], path.name

@@ -112,8 +112,8 @@ def test_another_tools_speculative_summary_is_refused_by_what_it_is(capsys, monk
     # n_draft, n_predict, n_drafted, n_accept, accept) are no server logs. Before, the refusal said the files held "no
     # speculative statistics"; it now says what they are and what to pass instead, exit 2 as before.
     for name, said in (
-        ("vllm_pr24344_offline_spec_decode_summary.log", "vLLM's offline spec_decode.py summary"),
-        ("llamacpp_pr3006_speculative_example_summary.log", "llama.cpp's speculative example summary"),
+        ("not_a_server_log_vllm_pr24344_offline_spec_decode.log", "vLLM's offline spec_decode.py summary"),
+        ("not_a_server_log_llamacpp_pr3006_speculative_example.log", "llama.cpp's speculative example summary"),
     ):
         code, _, err = cli(["serve", "--parse-log", LOGS / name], capsys, monkeypatch, tmp_path)
         text = " ".join(err.split())
