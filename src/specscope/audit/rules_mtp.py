@@ -17,6 +17,7 @@ from specscope.audit.architectures import (
     detect_family,
     draft_layout,
     main_layer_prefix,
+    step_pattern,
     unlisted,
 )
 from specscope.audit.catalog import arg, finding
@@ -230,8 +231,8 @@ def _layers_not_built(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> F
         return raising
     width = 1  # physical layers per draft layer: a step of len(pattern) layers for a pattern family (Nemotron-H)
     if fam.pattern_key:
-        step = ck.text_config.get(fam.pattern_key)
-        if not isinstance(step, str) or not step:
+        step = step_pattern(fam, ck.text_config)
+        if not step:
             return None
         width, stem, first = len(step), f"{fam.head_prefix}layers.\0.", 0
     else:

@@ -1,0 +1,93 @@
+"""Round 59 of the new-user checkpoint hunt (issue 36): public configs this repository did not hold, audited the way a
+user runs ``specscope audit DIR``, with the loader's own tensor names.
+
+Configs: ``tests/data/hunt59/*_config.json``, copied unchanged from ai-dynamo/aiconfigurator @095f58a5 (its model
+database keeps the hub configs; tests/data/SOURCES.md). The checkpoints keep every key of the published config and
+shrink only ``hidden_size`` / ``vocab_size`` / ``num_hidden_layers`` so the weights stay small (the keys under test
+are the MTP ones, copied as published).
+
+Nemotron-H MTP step (vLLM nemotron_h_mtp.py @01ca2773: one step of ``len(config.mtp_hybrid_override_pattern)``
+physical layers ``mtp.layers.{j}``, enorm / hnorm / eh_proj on the first, final_layernorm on the last). That attribute
+is a property of the config class over the canonical list ``mtp_layers_block_type`` (default
+``["attention", "moe"]``); the legacy string is read only when the list is absent or the default
+(sgl-project/sglang python/sglang/srt/configs/nemotron_h.py @2409eacc ``_resolve_mtp_layers_block_type``, adapted
+from vLLM's transformers_utils/configs/nemotron_h.py). Nemotron-3.5-Lightning and Nemotron-3-Ultra publish only the
+list: their complete heads (``*E``: mtp.layers.0 attention, mtp.layers.1 MoE ending in final_layernorm) were
+``MTP_INCOMPLETE`` asking for ``mtp.layers.0.final_layernorm.weight`` (a one-layer step), exit 1.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from paths import DATA
+
+from specscope.audit import audit_checkpoint
+
+from .ckmaker import H, dense_model, write
+
+V = 64
+HUNT = DATA / "hunt59"
+
+
+def _published(name: str, **small: object) -> dict:
+    cfg = json.loads((HUNT / f"{name}_config.json").read_text())
+    cfg.pop("quantization_config", None)  # the NVFP4 export's: the weights written here are plain F16
+    return {**cfg, "hidden_size": H, "vocab_size": V, **small}
+
+
+def _nemotron_head(pattern: str) -> dict[str, list[int]]:
+    """One MTP step of ``pattern`` (``*`` attention, ``E`` MoE) at mtp.layers.{j}, as nemotron_h_mtp.py names it."""
+    shapes: dict[str, list[int]] = {}
+    for j, char in enumerate(pattern):
+        p = f"mtp.layers.{j}."
+        shapes[p + "norm.weight"] = [H]
+        if char == "*":
+            shapes |= {f"{p}mixer.{x}_proj.weight": [H, H] for x in "qkvo"}
+        else:
+            shapes |= {f"{p}mixer.experts.{e}.{w}.weight": [H, H] for e in range(2) for w in ("up_proj", "down_proj")}
+            shapes[p + "mixer.gate.weight"] = [2, H]
+        if j == 0:
+            shapes |= {p + "enorm.weight": [H], p + "hnorm.weight": [H], p + "eh_proj.weight": [H, 2 * H]}
+        if j == len(pattern) - 1:
+            shapes[p + "final_layernorm.weight"] = [H]
+    return shapes
+
+
+LIST_ONLY = [
+    ("nvidia--NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4", {"num_hidden_layers": 2}),
+    ("nvidia--NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16", {}),  # no num_hidden_layers: layers_block_type only
+]
+
+
+@pytest.mark.parametrize(("name", "small"), LIST_ONLY, ids=["lightning", "ultra"])
+def test_nemotron_mtp_step_from_mtp_layers_block_type(tmp_path: Path, name: str, small: dict) -> None:
+    cfg = _published(name, **small)
+    assert cfg["mtp_layers_block_type"] == ["attention", "moe"] and "mtp_hybrid_override_pattern" not in cfg
+    shapes = dense_model(2, V) | _nemotron_head("*E")
+    r = audit_checkpoint(write(tmp_path / "complete", shapes, cfg))
+    assert r.exit_code == 0 and r.errors == [], [(f.code, f.message) for f in r.findings]
+    assert r.facts["mtp"]["family"] == "nemotron_h_mtp"
+    del shapes["mtp.layers.1.final_layernorm.weight"], shapes["mtp.layers.0.eh_proj.weight"]
+    r = audit_checkpoint(write(tmp_path / "glue-removed", shapes, cfg))
+    (f,) = r.errors
+    assert f.code == "MTP_INCOMPLETE" and r.exit_code == 1
+    assert f.message.endswith("missing: mtp.layers.0.eh_proj.weight, mtp.layers.1.final_layernorm.weight")
+
+
+def test_nemotron_mtp_list_wins_over_a_legacy_string(tmp_path: Path) -> None:
+    """The list is canonical: a non-default ``mtp_layers_block_type`` beside a legacy string is the step."""
+    cfg = _published("nvidia--NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4", num_hidden_layers=2)
+    cfg |= {"mtp_layers_block_type": ["attention", "moe", "moe"], "mtp_hybrid_override_pattern": "*E"}
+    r = audit_checkpoint(write(tmp_path / "three", dense_model(2, V) | _nemotron_head("*EE"), cfg))
+    assert r.exit_code == 0 and r.errors == [], [(f.code, f.message) for f in r.findings]
+
+
+def test_nemotron_super_legacy_string_still_read(tmp_path: Path) -> None:
+    """Nemotron-3-Super publishes the legacy ``mtp_hybrid_override_pattern: "*E"`` (no list): the same step."""
+    cfg = _published("nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-FP8", num_hidden_layers=2)
+    assert cfg["mtp_hybrid_override_pattern"] == "*E" and "mtp_layers_block_type" not in cfg
+    r = audit_checkpoint(write(tmp_path / "super", dense_model(2, V) | _nemotron_head("*E"), cfg))
+    assert r.exit_code == 0 and r.errors == [], [(f.code, f.message) for f in r.findings]
