@@ -91,3 +91,37 @@ def test_nemotron_super_legacy_string_still_read(tmp_path: Path) -> None:
     assert cfg["mtp_hybrid_override_pattern"] == "*E" and "mtp_layers_block_type" not in cfg
     r = audit_checkpoint(write(tmp_path / "super", dense_model(2, V) | _nemotron_head("*E"), cfg))
     assert r.exit_code == 0 and r.errors == [], [(f.code, f.message) for f in r.findings]
+
+
+def _minimax_m3() -> dict:
+    """MiniMaxAI/MiniMax-M3 as published (``minimax_m3``, ``MiniMaxM3ForCausalLM``, ``num_nextn_predict_layers: 1``,
+    ``num_mtp_modules: 7``), shrunk to 2 main layers."""
+    cfg = _published("MiniMaxAI--MiniMax-M3", num_hidden_layers=2)
+    assert (cfg["model_type"], cfg["num_nextn_predict_layers"], cfg["num_mtp_modules"]) == ("minimax_m3", 1, 7)
+    return cfg
+
+
+def test_minimax_m3_declared_head_no_engine_loads_is_not_judged_as_deepseek(tmp_path: Path) -> None:
+    """The census: vLLM speculative.py @002e77c1 maps model_type minimax_m3_vl / minimax_m3_mtp (and
+    MiniMaxM3SparseForConditionalGeneration) to MiniMaxM3MTP, and a plain minimax_m3 / MiniMaxM3ForCausalLM config to
+    no MTP model; SGLang's model_config.py @001adf56 names no MiniMax draft class. The published config (no MTP
+    tensor) was ERROR MTP_WEIGHTS_MISSING asking for DeepSeek's model.layers.2.enorm / hnorm / eh_proj (exit 1); it is
+    MTP_NO_ENGINE (info, exit 0), as MiniMax-M2's use_mtp / num_mtp_modules are, naming the declaring keys."""
+    r = audit_checkpoint(write(tmp_path / "m3", dense_model(2, V), _minimax_m3()))
+    assert [f.code for f in r.findings] == ["MTP_NO_ENGINE"] and r.exit_code == 0, [
+        (f.code, f.message) for f in r.findings
+    ]
+    f = r.findings[0]
+    assert "num_mtp_modules: 7" in f.message and "num_nextn_predict_layers: 1" in f.message
+    assert "enorm" not in f.message + (f.fix or "") and "DeepSeek" not in f.message + (f.fix or "")
+
+
+def test_minimax_m3_stored_head_is_named_never_read(tmp_path: Path) -> None:
+    """The same config with a head stored at model.layers.2 (a DeepSeek-style export): MTP_NO_ENGINE/stored
+    (warning) naming the tensors, no family's error or graft fix."""
+    shapes = dense_model(2, V) | {"model.layers.2.eh_proj.weight": [H, 2 * H], "model.layers.2.enorm.weight": [H]}
+    r = audit_checkpoint(write(tmp_path / "m3-stored", shapes, _minimax_m3()))
+    (f,) = r.findings
+    assert (f.code, f.severity.value, r.exit_code) == ("MTP_NO_ENGINE", "warning", 0)  # /stored: the variant's severity
+    assert "2 tensors" in f.message and "never read" in f.message and "num_mtp_modules: 7" in f.message
+    assert f.details["prefixes"] == ["model.layers.2."] and "graft" not in (f.fix or "")

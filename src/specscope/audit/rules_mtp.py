@@ -22,6 +22,7 @@ from specscope.audit.architectures import (
 )
 from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
+from specscope.audit.rules_mtp_undeclared import declared_mtp_keys
 from specscope.audit.rules_heads import breakdown, count_groups, fix_for, names_source, stored_names
 from specscope.audit.rules_shapes import check_mtp_shapes
 from specscope.checkpoint import INDEX_NAME, Checkpoint
@@ -38,6 +39,8 @@ def mtp_layout(ck: Checkpoint) -> DraftLayout | None:
         return None
     fam, n_layers, key, cfg = found
     model_type = str(cfg.get("model_type", ""))
+    if fam.unlisted_model_type and declared_mtp_keys(cfg):
+        return None  # declared as MiniMax's heads are, for a type no census engine loads one for: MTP_NO_ENGINE
     if not fam.unlisted_model_type and model_type in unjudged_mtp_model_types():
         fam = unlisted(fam, model_type)  # the census names another loader for it: not this family's rule
     return draft_layout(fam, ck.config, names, num_layers=n_layers, config_key=key)

@@ -7,6 +7,9 @@ vllm/model_executor/models/minimax_m2.py @01d99586 reads ``num_mtp_modules`` onl
 ``get_spec_layer_idx_from_weight_name``, to skip ``model.layers.{N+i}`` (i < num_mtp_modules) in the target's loader,
 and vllm/config/speculative.py @002e77c1 ``hf_config_override`` maps no ``minimax_m2`` model type to an MTP model;
 SGLang's python/sglang/srt/configs/model_config.py @001adf56 names no draft class for it (docs/architectures.md census).
+MiniMax-M3 (``minimax_m3``, ``MiniMaxM3ForCausalLM``: ``num_nextn_predict_layers: 1`` beside ``num_mtp_modules: 7``):
+speculative.py @002e77c1 maps only ``minimax_m3_vl`` / ``minimax_m3_mtp`` and MiniMaxM3SparseForConditionalGeneration
+to MiniMaxM3MTP, so the same keys on a plain ``minimax_m3`` declare a head no census engine loads.
 """
 
 from __future__ import annotations
@@ -36,12 +39,13 @@ _TARGET_RAISES = frozenset({"minimax_m2"})
 
 def declared_mtp_keys(tc: dict[str, Any]) -> str:
     """``"use_mtp: True, num_mtp_modules: 3"`` when the text config declares an MTP head by the keys of
-    :data:`_NO_LOADER_KEYS` (``use_mtp`` true, or absent with ``num_mtp_modules`` > 0), else ``""``."""
+    :data:`_NO_LOADER_KEYS` (``use_mtp`` true, or absent with ``num_mtp_modules`` > 0), else ``""``; a
+    ``num_nextn_predict_layers`` beside them is named too (MiniMax-M3's config carries both)."""
     use = tc.get("use_mtp")
     count = config_int(tc, "num_mtp_modules")
     if use is False or (use is not True and not count):
         return ""
-    return ", ".join(f"{k}: {tc[k]!r}" for k in _NO_LOADER_KEYS if k in tc)
+    return ", ".join(f"{k}: {tc[k]!r}" for k in (*_NO_LOADER_KEYS, "num_nextn_predict_layers") if k in tc)
 
 
 def _head_prefixes(ck: Checkpoint, names: list[str]) -> tuple[str, set[str]]:
