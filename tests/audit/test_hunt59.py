@@ -125,3 +125,29 @@ def test_minimax_m3_stored_head_is_named_never_read(tmp_path: Path) -> None:
     assert (f.code, f.severity.value, r.exit_code) == ("MTP_NO_ENGINE", "warning", 0)  # /stored: the variant's severity
     assert "2 tensors" in f.message and "never read" in f.message and "num_mtp_modules: 7" in f.message
     assert f.details["prefixes"] == ["model.layers.2."] and "graft" not in (f.fix or "")
+
+
+def _deepseek_v4_head(p: str = "mtp.0.") -> dict[str, list[int]]:
+    """DeepSeek-V4's head (vLLM deepseek_v4_mtp.py @023da1fc): mtp.{i}.{enorm, hnorm, e_proj, h_proj, norm,
+    hc_head_*} beside its decoder block (attn.*, ffn.*); emb.tok_emb and head are the target's."""
+    glue = {p + "enorm.weight": [H], p + "hnorm.weight": [H], p + "e_proj.weight": [H, H], p + "h_proj.weight": [H, H]}
+    glue |= {p + "norm.weight": [H], p + "hc_head_fn": [4, 4 * H], p + "hc_head_base": [4], p + "hc_head_scale": [1]}
+    body = {p + "attn.wq_a.weight": [8, H], p + "attn_norm.weight": [H], p + "ffn_norm.weight": [H]}
+    return glue | body
+
+
+def test_sglang_deepseek_v4_release_is_judged_by_its_architecture(tmp_path: Path) -> None:
+    """sgl-project/DeepSeek-V4-Flash-FP8 publishes ``model_type: deepseek_ref`` with ``DeepseekV4ForCausalLM``:
+    SGLang keys its NextN draft on that architecture (model_config.py @001adf56, the census row judged by
+    deepseek_v4_mtp). Its complete mtp.0.* head was MTP_LAYOUT_UNKNOWN "read with the Qwen3.5 layout", and with
+    e_proj removed still exit 0; it is DeepSeek-V4's head: exit 0, and exit 1 naming e_proj when it is removed."""
+    cfg = _published("sgl-project--DeepSeek-V4-Flash-FP8", num_hidden_layers=2)
+    assert (cfg["model_type"], cfg["architectures"]) == ("deepseek_ref", ["DeepseekV4ForCausalLM"])
+    shapes = dense_model(2, V) | _deepseek_v4_head()
+    r = audit_checkpoint(write(tmp_path / "complete", shapes, cfg))
+    assert r.findings == [] and r.exit_code == 0, [(f.code, f.message) for f in r.findings]
+    assert r.facts["mtp"]["family"] == "deepseek_v4_mtp"
+    del shapes["mtp.0.e_proj.weight"]
+    r = audit_checkpoint(write(tmp_path / "glue-removed", shapes, cfg))
+    (f,) = r.errors
+    assert f.code == "MTP_INCOMPLETE" and f.message.endswith("missing: mtp.0.e_proj.weight") and r.exit_code == 1
