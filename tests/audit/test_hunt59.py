@@ -151,3 +151,46 @@ def test_sglang_deepseek_v4_release_is_judged_by_its_architecture(tmp_path: Path
     r = audit_checkpoint(write(tmp_path / "glue-removed", shapes, cfg))
     (f,) = r.errors
     assert f.code == "MTP_INCOMPLETE" and f.message.endswith("missing: mtp.0.e_proj.weight") and r.exit_code == 1
+
+
+def _minimax_m3_vl() -> dict:
+    """nvidia/MiniMax-M3-NVFP4 as published (``minimax_m3_vl``, MiniMaxM3SparseForConditionalGeneration,
+    ``text_config.num_mtp_modules: 1``), shrunk to 2 main layers."""
+    cfg = json.loads((HUNT / "nvidia--MiniMax-M3-NVFP4_config.json").read_text())
+    cfg.pop("quantization_config", None)
+    cfg["text_config"] |= {"hidden_size": H, "vocab_size": V, "num_hidden_layers": 2}
+    assert (cfg["model_type"], cfg["text_config"]["num_mtp_modules"]) == ("minimax_m3_vl", 1)
+    return cfg
+
+
+def _vl(root: Path) -> Path:
+    """The processor configs a full vision-language download carries (their absence is a finding of its own)."""
+    for name in ("preprocessor_config.json", "processor_config.json", "video_preprocessor_config.json"):
+        (root / name).write_text("{}")
+    return root
+
+
+@pytest.mark.parametrize("prefix", ["mtp.layers.0.", "language_model.model.mtp.layers.0."])
+def test_minimax_m3_vl_head_is_the_census_rows_named_warning(tmp_path: Path, prefix: str) -> None:
+    """The census row (vLLM speculative.py @002e77c1: minimax_m3_vl -> MiniMaxM3MTP, n_predict = num_mtp_modules;
+    its loader not read) is not judged: a named warning. A head stored under mtp.* was MTP_UNDECLARED/unknown saying
+    the config does not declare it and the model type is outside the census with no engine loading it (both false);
+    under language_model.model.mtp.* it was not mentioned at all. Now MTP_LAYOUT_UNKNOWN naming the declaring key,
+    the row's loader and the stored tensors; no family's rule or fix."""
+    shapes = {"language_model." + k: v for k, v in dense_model(2, V).items()}
+    shapes |= {prefix + "eh_proj.weight": [H, 2 * H], prefix + "enorm.weight": [H]}
+    r = audit_checkpoint(_vl(write(tmp_path / "m3vl", shapes, _minimax_m3_vl())))
+    (f,) = [f for f in r.findings if f.code.startswith("MTP")]
+    assert (f.code, f.severity.value, r.exit_code) == ("MTP_LAYOUT_UNKNOWN", "warning", 0), f.message
+    assert "num_mtp_modules: 1" in f.message and "MiniMaxM3MTP" in f.message and f"2 tensors under {prefix.split('layers.')[0]} " in f.message
+    assert "does not declare" not in f.message and "graft" not in (f.fix or "")
+
+
+def test_minimax_m3_vl_declared_head_with_nothing_stored_is_named(tmp_path: Path) -> None:
+    """The same config with no MTP tensor (as the MiniMax-M3 exports are published): was silent; now the row's
+    named warning says the declared head holds nothing for its loader to read."""
+    shapes = {"language_model." + k: v for k, v in dense_model(2, V).items()}
+    r = audit_checkpoint(_vl(write(tmp_path / "m3vl-none", shapes, _minimax_m3_vl())))
+    (f,) = [f for f in r.findings if f.code.startswith("MTP")]
+    assert (f.code, f.severity.value, r.exit_code) == ("MTP_LAYOUT_UNKNOWN", "warning", 0), f.message
+    assert "num_mtp_modules: 1" in f.message and "no MTP-named tensor" in f.message

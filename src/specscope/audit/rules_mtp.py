@@ -22,7 +22,7 @@ from specscope.audit.architectures import (
 )
 from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
-from specscope.audit.rules_mtp_undeclared import declared_mtp_keys
+from specscope.audit.rules_mtp_undeclared import MTP_SEGMENT, declared_mtp_keys
 from specscope.audit.rules_heads import breakdown, count_groups, fix_for, names_source, stored_names
 from specscope.audit.rules_shapes import check_mtp_shapes
 from specscope.checkpoint import INDEX_NAME, Checkpoint
@@ -165,7 +165,7 @@ def _fusion_shape(ck: Checkpoint, layout: DraftLayout) -> Finding | None:
 
 #: a name segment that marks an MTP / next-n head in any layout (``mtp.``, ``model.mtp_block.``, ``model.mtp.``,
 #: ``nextn``): where an unlisted model type's head may be stored.
-_MTP_SEGMENT = re.compile(r"(?:^|[._])(?:mtp|nextn)[._]")
+_MTP_SEGMENT = MTP_SEGMENT
 _SHOWN = 3
 
 
