@@ -22,8 +22,8 @@ import json
 from pathlib import Path
 
 import pytest
-from paths import DATA
 
+from paths import DATA
 from specscope.audit import audit_checkpoint
 
 from .ckmaker import H, dense_model, write
@@ -182,7 +182,11 @@ def test_minimax_m3_vl_head_is_the_census_rows_named_warning(tmp_path: Path, pre
     r = audit_checkpoint(_vl(write(tmp_path / "m3vl", shapes, _minimax_m3_vl())))
     (f,) = [f for f in r.findings if f.code.startswith("MTP")]
     assert (f.code, f.severity.value, r.exit_code) == ("MTP_LAYOUT_UNKNOWN", "warning", 0), f.message
-    assert "num_mtp_modules: 1" in f.message and "MiniMaxM3MTP" in f.message and f"2 tensors under {prefix.split('layers.')[0]} " in f.message
+    assert (
+        "num_mtp_modules: 1" in f.message
+        and "MiniMaxM3MTP" in f.message
+        and f"2 tensors under {prefix.split('layers.')[0]} " in f.message
+    )
     assert "does not declare" not in f.message and "graft" not in (f.fix or "")
 
 

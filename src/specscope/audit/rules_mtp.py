@@ -22,8 +22,8 @@ from specscope.audit.architectures import (
 )
 from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
-from specscope.audit.rules_mtp_undeclared import MTP_SEGMENT, declared_mtp_keys
 from specscope.audit.rules_heads import breakdown, count_groups, fix_for, names_source, stored_names
+from specscope.audit.rules_mtp_undeclared import MTP_SEGMENT, declared_mtp_keys
 from specscope.audit.rules_shapes import check_mtp_shapes
 from specscope.checkpoint import INDEX_NAME, Checkpoint
 from specscope.checkpoint.dtypes import PACKED_INT_DTYPES
