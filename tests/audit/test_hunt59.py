@@ -21,12 +21,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from paths import DATA
 from specscope.audit import audit_checkpoint
 
-from .ckmaker import H, dense_model, write
+from .ckmaker import H, I, dense_config, dense_model, eagle3_first, layer, write
 
 V = 64
 HUNT = DATA / "hunt59"
@@ -198,3 +199,50 @@ def test_minimax_m3_vl_declared_head_with_nothing_stored_is_named(tmp_path: Path
     (f,) = [f for f in r.findings if f.code.startswith("MTP")]
     assert (f.code, f.severity.value, r.exit_code) == ("MTP_LAYOUT_UNKNOWN", "warning", 0), f.message
     assert "num_mtp_modules: 1" in f.message and "no MTP-named tensor" in f.message
+
+
+# Regression rows: public layouts this round found answered right.
+
+
+def test_step_3_7_flash_three_mtp_layers(tmp_path: Path) -> None:
+    """stepfun-ai/Step-3.7-Flash (step3p7, num_nextn_predict_layers 3): model.layers.{N+i} with enorm, hnorm,
+    eh_proj, shared_head.norm and its own shared_head.head (vLLM step3p5_mtp.py @12c9ac28); exit 0 complete, exit 1
+    naming the glue removed from the second and third layers."""
+    cfg = _published("stepfun-ai--Step-3.7-Flash", num_hidden_layers=2)
+    assert (cfg["model_type"], cfg["num_nextn_predict_layers"]) == ("step3p7", 3)
+    shapes = dense_model(2, V)
+    for i in (2, 3, 4):
+        p = f"model.layers.{i}."
+        shapes |= layer(p) | {p + "enorm.weight": [H], p + "hnorm.weight": [H], p + "eh_proj.weight": [H, 2 * H]}
+        shapes |= {p + "shared_head.norm.weight": [H], p + "shared_head.head.weight": [V, H]}
+    r = audit_checkpoint(write(tmp_path / "complete", shapes, cfg))
+    assert r.errors == [] and r.exit_code == 0, [(f.code, f.message) for f in r.findings]
+    assert r.facts["mtp"]["family"] == "step3p5_mtp"
+    del shapes["model.layers.3.eh_proj.weight"], shapes["model.layers.4.shared_head.head.weight"]
+    r = audit_checkpoint(write(tmp_path / "glue-removed", shapes, cfg))
+    (f,) = r.errors
+    assert f.code == "MTP_INCOMPLETE" and r.exit_code == 1
+    assert f.message.endswith("missing: model.layers.3.eh_proj.weight, model.layers.4.shared_head.head.weight")
+
+
+def test_specforge_eagle3_1_fc_norm_declared(tmp_path: Path) -> None:
+    """SpecForge's qwen3-30B-A3B-eagle3.1 config declares ``fc_norm: true``: its draft stores fc_norm.{0,1,2} (SpecForge
+    llama3_eagle.py builds one RMSNorm per target state; vLLM llama_eagle3.py with PR #42143 builds and reads them).
+    Complete: exit 0; without them: DRAFT_TENSORS_MISSING naming the three."""
+    cfg = json.loads((HUNT / "specforge--qwen3-30B-A3B-eagle3.1_config.json").read_text())
+    assert cfg["fc_norm"] is True and cfg["architectures"] == ["LlamaForCausalLMEagle3"]
+    cfg |= {"hidden_size": H, "intermediate_size": I, "num_attention_heads": 2, "num_key_value_heads": 1}
+    cfg |= {"head_dim": H // 2, "vocab_size": V, "draft_vocab_size": 32}
+    shapes = layer("midlayer.", eagle3_first()) | {"fc.weight": [H, 3 * H], "norm.weight": [H], "lm_head.weight": [32, H]}
+    shapes |= {f"fc_norm.{i}.weight": [H] for i in range(3)}
+    t2d = np.zeros(V, dtype=np.bool_)
+    t2d[:32] = True
+    maps = {"d2t": np.zeros(32, dtype=np.int64), "t2d": t2d}
+    target = write(tmp_path / "target", dense_model(2, V), dense_config(2, V, hidden_size=H))
+    r = audit_checkpoint(target, draft=write(tmp_path / "draft", shapes, cfg, arrays=maps))
+    assert r.errors == [] and r.exit_code == 0, [(f.code, f.message) for f in r.findings]
+    for i in range(3):
+        del shapes[f"fc_norm.{i}.weight"]
+    r = audit_checkpoint(target, draft=write(tmp_path / "no-fc-norm", shapes, cfg, arrays=maps))
+    (f,) = r.errors
+    assert f.code == "DRAFT_TENSORS_MISSING" and "missing: fc_norm.0.weight, fc_norm.1.weight, fc_norm.2.weight" in f.message
