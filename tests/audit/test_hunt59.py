@@ -233,7 +233,8 @@ def test_specforge_eagle3_1_fc_norm_declared(tmp_path: Path) -> None:
     assert cfg["fc_norm"] is True and cfg["architectures"] == ["LlamaForCausalLMEagle3"]
     cfg |= {"hidden_size": H, "intermediate_size": I, "num_attention_heads": 2, "num_key_value_heads": 1}
     cfg |= {"head_dim": H // 2, "vocab_size": V, "draft_vocab_size": 32}
-    shapes = layer("midlayer.", eagle3_first()) | {"fc.weight": [H, 3 * H], "norm.weight": [H], "lm_head.weight": [32, H]}
+    shapes = layer("midlayer.", eagle3_first()) | {"fc.weight": [H, 3 * H], "norm.weight": [H]}
+    shapes["lm_head.weight"] = [32, H]
     shapes |= {f"fc_norm.{i}.weight": [H] for i in range(3)}
     t2d = np.zeros(V, dtype=np.bool_)
     t2d[:32] = True
@@ -245,4 +246,5 @@ def test_specforge_eagle3_1_fc_norm_declared(tmp_path: Path) -> None:
         del shapes[f"fc_norm.{i}.weight"]
     r = audit_checkpoint(target, draft=write(tmp_path / "no-fc-norm", shapes, cfg, arrays=maps))
     (f,) = r.errors
-    assert f.code == "DRAFT_TENSORS_MISSING" and "missing: fc_norm.0.weight, fc_norm.1.weight, fc_norm.2.weight" in f.message
+    assert f.code == "DRAFT_TENSORS_MISSING"
+    assert "missing: fc_norm.0.weight, fc_norm.1.weight, fc_norm.2.weight" in f.message
