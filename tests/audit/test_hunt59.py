@@ -248,3 +248,61 @@ def test_specforge_eagle3_1_fc_norm_declared(tmp_path: Path) -> None:
     (f,) = r.errors
     assert f.code == "DRAFT_TENSORS_MISSING"
     assert "missing: fc_norm.0.weight, fc_norm.1.weight, fc_norm.2.weight" in f.message
+
+
+def _falcon_h1(layers: int, vocab: int = V) -> tuple[dict[str, list[int]], dict]:
+    """A Falcon-H1 causal LM as vLLM falcon_h1.py @0189427 builds it: model.embed_tokens, model.final_layernorm (not
+    model.norm), layers of input_layernorm / pre_ff_layernorm / self_attn.* / mamba.* / feed_forward.*, lm_head."""
+    shapes = {
+        "model.embed_tokens.weight": [vocab, H],
+        "model.final_layernorm.weight": [H],
+        "lm_head.weight": [vocab, H],
+    }
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        shapes |= {p + "input_layernorm.weight": [H], p + "pre_ff_layernorm.weight": [H]}
+        shapes |= {f"{p}self_attn.{x}_proj.weight": [H, H] for x in "qkvo"}
+        shapes |= {p + "mamba.in_proj.weight": [4 * H, H], p + "mamba.out_proj.weight": [H, 2 * H]}
+        shapes |= {f"{p}feed_forward.{x}_proj.weight": [I, H] for x in ("gate", "up")}
+        shapes[p + "feed_forward.down_proj.weight"] = [H, I]
+    cfg = {"architectures": ["FalconH1ForCausalLM"], "model_type": "falcon_h1", "hidden_size": H, "vocab_size": vocab}
+    return shapes, cfg | {"num_hidden_layers": layers, "tie_word_embeddings": False}
+
+
+def _nemotron_h_lm(layers: int) -> tuple[dict[str, list[int]], dict]:
+    """A Nemotron-H causal LM (backbone.embeddings, backbone.layers.{i}.mixer.*, backbone.norm_f, lm_head)."""
+    shapes = {"backbone.embeddings.weight": [V, H], "backbone.norm_f.weight": [H], "lm_head.weight": [V, H]}
+    for i in range(layers):
+        shapes |= {f"backbone.layers.{i}.norm.weight": [H], f"backbone.layers.{i}.mixer.in_proj.weight": [2 * H, H]}
+    cfg = {"architectures": ["NemotronHForCausalLM"], "model_type": "nemotron_h", "hidden_size": H, "vocab_size": V}
+    return shapes, cfg | {
+        "num_hidden_layers": layers,
+        "hybrid_override_pattern": "M*"[:layers],
+        "tie_word_embeddings": False,
+    }
+
+
+@pytest.mark.parametrize("make", [_falcon_h1, _nemotron_h_lm], ids=["falcon_h1", "nemotron_h"])
+def test_a_draft_model_in_its_own_layout_is_not_judged_as_llama(tmp_path: Path, make) -> None:
+    """vLLM's draft_model method runs the draft whole with its own architecture's loader (draft_model.py). A complete
+    Falcon-H1 (model.final_layernorm, feed_forward / mamba layers) or Nemotron-H (backbone.*) draft for a target of
+    its family was DRAFT_TENSORS_MISSING (exit 1) asking for Llama's model.norm / model.layers.{i}.mlp.*; it holds
+    none of the names that mark that layout, so it is DRAFT_FORMAT_UNKNOWN (warning, exit 0): not judged."""
+    t_shapes, t_cfg = make(4)
+    d_shapes, d_cfg = make(2)
+    target = write(tmp_path / "target", t_shapes, t_cfg)
+    r = audit_checkpoint(target, draft=write(tmp_path / "draft", d_shapes, d_cfg))
+    assert r.errors == [] and r.exit_code == 0, [(f.code, f.message) for f in r.errors]
+    (f,) = r.by_code("DRAFT_FORMAT_UNKNOWN")
+    assert d_cfg["architectures"][0] in f.message and "not judged" in f.message
+    assert "model.norm.weight" not in (f.fix or "")
+
+
+def test_a_llama_draft_without_its_norm_is_still_judged(tmp_path: Path) -> None:
+    """The Llama layout is still judged when its layers are there: model.norm removed is DRAFT_TENSORS_MISSING."""
+    shapes = dense_model(1, V)
+    del shapes["model.norm.weight"]
+    target = write(tmp_path / "target", dense_model(2, V), dense_config(2, V))
+    r = audit_checkpoint(target, draft=write(tmp_path / "draft", shapes, dense_config(1, V)))
+    (f,) = r.errors
+    assert f.code == "DRAFT_TENSORS_MISSING" and "model.norm.weight" in f.message

@@ -9,6 +9,7 @@ every entry are named in the table's ``engines`` field; ``docs/architectures.md`
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -133,6 +134,10 @@ class Family:
     loader_names: tuple[str, ...] = ()
     #: name endings the loader skips when it has no parameter for them, where it raises on other names (``.bias``)
     unread_skipped: tuple[str, ...] = ()
+    #: names (a prefix ends in ".", ``{i}`` any layer index) of which a draft in the family's layout holds one
+    #: (the plain draft model's Llama layout: ``model.norm.weight``, ``model.layers.{i}.mlp.``); none held: another
+    #: architecture's own layout, not judged (:func:`in_family_layout`)
+    layout_marks: tuple[str, ...] = ()
     #: (stored prefix, the loader's prefix) pairs of another spelling of the family's own names (the speculators
     #: format's EAGLE-1 ``fusion_fc.`` for ``fc.``): a stored name so spelled is judged as the loader's name
     name_aliases: tuple[tuple[str, str], ...] = ()
@@ -178,6 +183,7 @@ def families() -> dict[str, Family]:
             engines=" ".join(str(merged.get("engines", "")).split()),
             body_names=bodies.get(body, ()),
             pattern_key=str(merged.get("pattern_key", "")),
+            layout_marks=_tuple(merged, "layout_marks"),
             pattern_list_key=str(merged.get("pattern_list_key", "")),
             pattern_chars=tuple((str(k), str(v)) for k, v in dict(merged.get("pattern_chars", {})).items()),
             pattern_default=str(merged.get("pattern_default", "")),
@@ -630,6 +636,16 @@ def eagle_para_norms_declared(config: dict[str, Any] | None) -> bool:
     ``update_defualts`` @2748f013 maps it to ``add_para_norm``), at the top level or in the nested network config."""
     cfg = config or {}
     return any(c.get(k) is True for c in (cfg, network_config(cfg)) for k in ("add_para_norm", "layernorms"))
+
+
+def in_family_layout(fam: Family, names: list[str] | set[str]) -> bool:
+    """Whether ``names`` hold one of the family's ``layout_marks`` (always, for a family without marks): a plain draft
+    model is judged by the Llama layout only when it is in it. vLLM draft_model.py runs the draft whole with its own
+    architecture's loader, e.g. falcon_h1.py @0189427 (model.final_layernorm, feed_forward / mamba layers)."""
+    if not fam.layout_marks:
+        return True
+    marks = [re.compile(re.escape(m).replace(re.escape("{i}"), r"\d+")) for m in fam.layout_marks]
+    return any(m.match(n) for n in names for m in marks)
 
 
 def step_pattern(fam: Family, cfg: dict[str, Any]) -> str:
