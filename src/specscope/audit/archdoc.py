@@ -26,6 +26,7 @@ __all__ = [
     "registry_rows",
     "unjudged_draft_row",
     "unjudged_mtp_model_types",
+    "unjudged_mtp_row",
     "families_table",
     "registry_table",
     "gguf_architectures_table",
@@ -54,6 +55,7 @@ class RegistryRow:
     family: str
     model_types: tuple[str, ...]
     fc_bias: bool = False
+    layers_key: str = ""
 
 
 @cache
@@ -76,6 +78,7 @@ def registry_rows() -> tuple[RegistryRow, ...]:
             family=str(r.get("family", "")),
             model_types=tuple(str(t) for t in r.get("model_types", [])),
             fc_bias=bool(r.get("fc_bias", False)),
+            layers_key=str(r.get("layers_key", "")),
         )
         for r in raw["row"]
     )
@@ -89,6 +92,11 @@ def unjudged_mtp_model_types() -> frozenset[str]:
     """Model types the census lists for an MTP loader that no family judges (e.g. ``qwen4_exp``, which declares
     ``mtp_num_hidden_layers`` like Qwen3.5 but is loaded by another class): never judged by a nearer family."""
     return frozenset(t for r in registry_rows() if r.kind == "mtp" and not r.family for t in r.model_types)
+
+
+def unjudged_mtp_row(model_type: str) -> RegistryRow | None:
+    """The census MTP row no family judges that names ``model_type`` (e.g. ``minimax_m3_vl``), else None."""
+    return next((r for r in registry_rows() if r.kind == "mtp" and not r.family and model_type in r.model_types), None)
 
 
 def draft_row_for(config: dict[str, Any] | None, family: str) -> tuple[str, RegistryRow] | None:

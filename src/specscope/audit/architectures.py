@@ -9,6 +9,7 @@ every entry are named in the table's ``engines`` field; ``docs/architectures.md`
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -85,6 +86,13 @@ class Family:
     #: config key of a pattern string with one character per physical layer of one draft step (Nemotron-H
     #: ``mtp_hybrid_override_pattern``): the step's last layer holds ``end_norm``
     pattern_key: str = ""
+    #: config key of the same step as a list of block types (Nemotron-H ``mtp_layers_block_type``), the canonical
+    #: spelling: ``pattern_key`` is read only when it is absent or ``pattern_default``; with neither, the default
+    pattern_list_key: str = ""
+    #: (block type, pattern character) pairs of ``pattern_list_key``'s entries
+    pattern_chars: tuple[tuple[str, str], ...] = ()
+    #: the step the config class assumes when the config gives neither key
+    pattern_default: str = ""
     end_norm: str = ""
     #: config key whose value "full" makes every draft step run one physical layer (dots.llm3 ``mtp_head_sharing``)
     sharing_key: str = ""
@@ -126,6 +134,10 @@ class Family:
     loader_names: tuple[str, ...] = ()
     #: name endings the loader skips when it has no parameter for them, where it raises on other names (``.bias``)
     unread_skipped: tuple[str, ...] = ()
+    #: names (a prefix ends in ".", ``{i}`` any layer index) of which a draft in the family's layout holds one
+    #: (the plain draft model's Llama layout: ``model.norm.weight``, ``model.layers.{i}.mlp.``); none held: another
+    #: architecture's own layout, not judged (:func:`in_family_layout`)
+    layout_marks: tuple[str, ...] = ()
     #: (stored prefix, the loader's prefix) pairs of another spelling of the family's own names (the speculators
     #: format's EAGLE-1 ``fusion_fc.`` for ``fc.``): a stored name so spelled is judged as the loader's name
     name_aliases: tuple[tuple[str, str], ...] = ()
@@ -171,6 +183,10 @@ def families() -> dict[str, Family]:
             engines=" ".join(str(merged.get("engines", "")).split()),
             body_names=bodies.get(body, ()),
             pattern_key=str(merged.get("pattern_key", "")),
+            layout_marks=_tuple(merged, "layout_marks"),
+            pattern_list_key=str(merged.get("pattern_list_key", "")),
+            pattern_chars=tuple((str(k), str(v)) for k, v in dict(merged.get("pattern_chars", {})).items()),
+            pattern_default=str(merged.get("pattern_default", "")),
             end_norm=str(merged.get("end_norm", "")),
             sharing_key=str(merged.get("sharing_key", "")),
             engine_layers=int(merged.get("engine_layers", 0)),
@@ -622,14 +638,47 @@ def eagle_para_norms_declared(config: dict[str, Any] | None) -> bool:
     return any(c.get(k) is True for c in (cfg, network_config(cfg)) for k in ("add_para_norm", "layernorms"))
 
 
+def in_family_layout(fam: Family, names: list[str] | set[str]) -> bool:
+    """Whether ``names`` hold one of the family's ``layout_marks`` (always, for a family without marks): a plain draft
+    model is judged by the Llama layout only when it is in it. vLLM draft_model.py runs the draft whole with its own
+    architecture's loader, e.g. falcon_h1.py @0189427 (model.final_layernorm, feed_forward / mamba layers)."""
+    if not fam.layout_marks:
+        return True
+    marks = [re.compile(re.escape(m).replace(re.escape("{i}"), r"\d+")) for m in fam.layout_marks]
+    return any(m.match(n) for n in names for m in marks)
+
+
+def step_pattern(fam: Family, cfg: dict[str, Any]) -> str:
+    """One draft step's physical layers, one character each (Nemotron-H ``"*E"``: attention then MoE), or ``""``
+    for a family without one or a config whose step cannot be read.
+
+    The list (``pattern_list_key``) is canonical; the legacy string (``pattern_key``) is read when the list is absent
+    or equal to the default, and the default stands when neither is given: sgl-project/sglang
+    python/sglang/srt/configs/nemotron_h.py @2409eacc ``_resolve_mtp_layers_block_type`` (adapted from vLLM's
+    transformers_utils/configs/nemotron_h.py), whose ``mtp_hybrid_override_pattern`` property is what vLLM
+    nemotron_h_mtp.py @01ca2773 builds the step from."""
+    if not fam.pattern_key:
+        return ""
+    chars = dict(fam.pattern_chars)
+    listed = cfg.get(fam.pattern_list_key) if fam.pattern_list_key else None
+    from_list = ""
+    if isinstance(listed, list) and listed and all(isinstance(b, str) and b in chars for b in listed):
+        from_list = "".join(chars[b] for b in listed)
+    legacy = cfg.get(fam.pattern_key)
+    if isinstance(legacy, str) and legacy and (listed is None or from_list == fam.pattern_default):
+        return legacy
+    if from_list:
+        return from_list
+    return fam.pattern_default if listed is None else ""
+
+
 def _pattern_end_norms(fam: Family, cfg: dict[str, Any], n_layers: int) -> list[str]:
     """The end norm of each draft step for a family whose step is several physical layers (``pattern_key``): step
     ``i`` spans ``{head}layers.{i*P}`` .. ``{head}layers.{(i+1)*P - 1}`` with ``P`` the pattern's length (vLLM
-    nemotron_h_mtp.py: ``has_end_norm`` on the step's last layer)."""
+    nemotron_h_mtp.py: ``has_end_norm`` on the step's last layer; the step from :func:`step_pattern`)."""
     if not fam.pattern_key or not fam.end_norm:
         return []
-    pattern = cfg.get(fam.pattern_key)
-    width = len(pattern) if isinstance(pattern, str) and pattern else 1
+    width = len(step_pattern(fam, cfg)) or 1
     return [f"{fam.head_prefix}layers.{width * (i + 1) - 1}.{fam.end_norm}" for i in range(n_layers)]
 
 

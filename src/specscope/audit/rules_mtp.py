@@ -17,11 +17,13 @@ from specscope.audit.architectures import (
     detect_family,
     draft_layout,
     main_layer_prefix,
+    step_pattern,
     unlisted,
 )
 from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
 from specscope.audit.rules_heads import breakdown, count_groups, fix_for, names_source, stored_names
+from specscope.audit.rules_mtp_undeclared import MTP_SEGMENT, declared_mtp_keys
 from specscope.audit.rules_shapes import check_mtp_shapes
 from specscope.checkpoint import INDEX_NAME, Checkpoint
 from specscope.checkpoint.dtypes import PACKED_INT_DTYPES
@@ -37,6 +39,8 @@ def mtp_layout(ck: Checkpoint) -> DraftLayout | None:
         return None
     fam, n_layers, key, cfg = found
     model_type = str(cfg.get("model_type", ""))
+    if fam.unlisted_model_type and declared_mtp_keys(cfg):
+        return None  # declared as MiniMax's heads are, for a type no census engine loads one for: MTP_NO_ENGINE
     if not fam.unlisted_model_type and model_type in unjudged_mtp_model_types():
         fam = unlisted(fam, model_type)  # the census names another loader for it: not this family's rule
     return draft_layout(fam, ck.config, names, num_layers=n_layers, config_key=key)
@@ -161,7 +165,7 @@ def _fusion_shape(ck: Checkpoint, layout: DraftLayout) -> Finding | None:
 
 #: a name segment that marks an MTP / next-n head in any layout (``mtp.``, ``model.mtp_block.``, ``model.mtp.``,
 #: ``nextn``): where an unlisted model type's head may be stored.
-_MTP_SEGMENT = re.compile(r"(?:^|[._])(?:mtp|nextn)[._]")
+_MTP_SEGMENT = MTP_SEGMENT
 _SHOWN = 3
 
 
@@ -230,8 +234,8 @@ def _layers_not_built(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> F
         return raising
     width = 1  # physical layers per draft layer: a step of len(pattern) layers for a pattern family (Nemotron-H)
     if fam.pattern_key:
-        step = ck.text_config.get(fam.pattern_key)
-        if not isinstance(step, str) or not step:
+        step = step_pattern(fam, ck.text_config)
+        if not step:
             return None
         width, stem, first = len(step), f"{fam.head_prefix}layers.\0.", 0
     else:

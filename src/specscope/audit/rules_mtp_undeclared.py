@@ -7,20 +7,29 @@ vllm/model_executor/models/minimax_m2.py @01d99586 reads ``num_mtp_modules`` onl
 ``get_spec_layer_idx_from_weight_name``, to skip ``model.layers.{N+i}`` (i < num_mtp_modules) in the target's loader,
 and vllm/config/speculative.py @002e77c1 ``hf_config_override`` maps no ``minimax_m2`` model type to an MTP model;
 SGLang's python/sglang/srt/configs/model_config.py @001adf56 names no draft class for it (docs/architectures.md census).
+MiniMax-M3 (``minimax_m3``, ``MiniMaxM3ForCausalLM``: ``num_nextn_predict_layers: 1`` beside ``num_mtp_modules: 7``):
+speculative.py @002e77c1 maps only ``minimax_m3_vl`` / ``minimax_m3_mtp`` and MiniMaxM3SparseForConditionalGeneration
+to MiniMaxM3MTP, so the same keys on a plain ``minimax_m3`` declare a head no census engine loads.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from specscope.audit.archdoc import unjudged_mtp_model_types
+from specscope.audit.archdoc import unjudged_mtp_model_types, unjudged_mtp_row
 from specscope.audit.architectures import MTP_HEAD_PREFIXES, census_mtp_family, config_int, main_layer_prefix
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.audit.layout import is_vision, layer_of
 from specscope.checkpoint import Checkpoint
 
-__all__ = ["declared_mtp_keys", "undeclared_head"]
+__all__ = ["MTP_SEGMENT", "declared_mtp_keys", "undeclared_head"]
+
+#: an ``mtp`` / ``nextn`` segment anywhere in a tensor name (``mtp.``, ``language_model.model.mtp.layers.0.``)
+MTP_SEGMENT = re.compile(r"(?:^|[._])(?:mtp|nextn)[._]")
+#: stored names shown in a finding
+_SHOWN = 3
 
 #: config keys that declare an MTP head in a model type whose engines read them for no MTP loader (MiniMax-M2's,
 #: vLLM minimax_m2.py @01d99586): ``use_mtp`` (bool) and ``num_mtp_modules`` (the layer count the target skips)
@@ -36,12 +45,13 @@ _TARGET_RAISES = frozenset({"minimax_m2"})
 
 def declared_mtp_keys(tc: dict[str, Any]) -> str:
     """``"use_mtp: True, num_mtp_modules: 3"`` when the text config declares an MTP head by the keys of
-    :data:`_NO_LOADER_KEYS` (``use_mtp`` true, or absent with ``num_mtp_modules`` > 0), else ``""``."""
+    :data:`_NO_LOADER_KEYS` (``use_mtp`` true, or absent with ``num_mtp_modules`` > 0), else ``""``; a
+    ``num_nextn_predict_layers`` beside them is named too (MiniMax-M3's config carries both)."""
     use = tc.get("use_mtp")
     count = config_int(tc, "num_mtp_modules")
     if use is False or (use is not True and not count):
         return ""
-    return ", ".join(f"{k}: {tc[k]!r}" for k in _NO_LOADER_KEYS if k in tc)
+    return ", ".join(f"{k}: {tc[k]!r}" for k in (*_NO_LOADER_KEYS, "num_nextn_predict_layers") if k in tc)
 
 
 def _head_prefixes(ck: Checkpoint, names: list[str]) -> tuple[str, set[str]]:
@@ -77,6 +87,9 @@ def undeclared_head(ck: Checkpoint) -> tuple[Finding, tuple[str, ...]] | None:
         return None  # no config to declare anything (an extracted head, a bare file): nothing is undeclared
     names = sorted(set(ck.locations) | set(ck.weight_map))
     tc = ck.text_config
+    unjudged = _unjudged_row_head(ck, names)
+    if unjudged is not None:
+        return unjudged
     key, prefixes = _head_prefixes(ck, names)
     fam = census_mtp_family(ck.config)  # the key its own loader reads: DeepSeek-V4's mtp.* is not Qwen's
     model_type = str(tc.get("model_type") or (ck.config or {}).get("model_type") or "(none)")
@@ -106,3 +119,33 @@ def undeclared_head(ck: Checkpoint) -> tuple[Finding, tuple[str, ...]] | None:
         finding("MTP_UNDECLARED", config_key=key, declared=shown, **facts, details=details | {"config_key": key}),
         tuple(sorted(prefixes)),
     )
+
+
+def _unjudged_row_head(ck: Checkpoint, names: list[str]) -> tuple[Finding, tuple[str, ...]] | None:
+    """``MTP_LAYOUT_UNKNOWN/unjudged`` (WARNING) for a head declared by the count key of a census row no family judges
+    (engine_registry.toml ``layers_key``: MiniMax-M3's ``num_mtp_modules``, vLLM speculative.py @002e77c1 n_predict
+    for minimax_m3_vl / minimax_m3_mtp), naming the row's loader and what is stored (any ``mtp`` / ``nextn``
+    segment, or nothing): the row is in the census, so the head is neither "undeclared" nor "outside the census"."""
+    tc, top = ck.text_config, ck.config or {}
+    model_type = str(tc.get("model_type") or top.get("model_type") or "")
+    row = unjudged_mtp_row(model_type) if model_type else None
+    if row is None or not row.layers_key:
+        return None
+    count = config_int(tc, row.layers_key)
+    if count is None:
+        count = config_int(top, row.layers_key)
+    if not count:
+        return None
+    held = [n for n in names if MTP_SEGMENT.search(n)]
+    prefixes = sorted({n[: m.end()] for n in held if (m := MTP_SEGMENT.search(n))})
+    if held:
+        said = f"the checkpoint holds {len(held)} tensors under {', '.join(prefixes)} (e.g. {', '.join(held[:_SHOWN])})"
+    else:
+        said = "the checkpoint holds no MTP-named tensor (no mtp / nextn segment in any name)"
+    source = f"{row.repository} {row.file} @{row.commit}"
+    facts: dict[str, Any] = {"declared": f"{row.layers_key}: {count}", "model_type": model_type, "held": said}
+    facts |= {"loads": row.loads.split(" (")[0], "source": source}
+    details: dict[str, Any] = {"model_type": model_type, "tensors": len(held), "prefixes": prefixes}
+    tensor = held[0] if held else None
+    found = finding("MTP_LAYOUT_UNKNOWN/unjudged", file="config.json", tensor=tensor, details=details, **facts)
+    return found, tuple(prefixes)

@@ -21,6 +21,7 @@ from specscope.audit.architectures import (
     detect_draft_family,
     draft_layout,
     family,
+    in_family_layout,
     unlisted_draft_architecture,
 )
 from specscope.audit.catalog import finding, with_target
@@ -147,6 +148,18 @@ def _unmatched_draft_model(ck: Checkpoint, layout: DraftLayout) -> Finding | Non
             method=method,
             n=len(names),
             examples=examples,
+            details=details,
+        )
+    if names and not in_family_layout(layout.family, names):  # a causal LM of its own layout (Falcon-H1, Nemotron-H)
+        details = {"architecture": arch, "nearest": layout.family.key, "tensors": len(names)}
+        marks = ", ".join(layout.family.layout_marks)
+        return finding(
+            "DRAFT_FORMAT_UNKNOWN/own-layout",
+            file="config.json",
+            arch=arch,
+            n=len(names),
+            examples=", ".join(names[:3]),
+            marks=marks,
             details=details,
         )
     if not names or any(n in names for n in layout.required):
