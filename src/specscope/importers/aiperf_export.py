@@ -35,8 +35,9 @@ The cell's duration is ``benchmark_duration``: AIPerf 0.10.0's ``output_token_th
 tests/data/imports/aiperf_spec_r0.json: another window, not named in the file), so the figure derived here is the
 total over the benchmark duration, the definition of every other cell.
 
-Load: ``loadgen.request_rate`` set is an open loop (``arrival_pattern``, default Poisson), capped at
-``loadgen.concurrency`` when set; else ``loadgen.concurrency`` N is a closed loop of N. A fixed-schedule run
+Load: ``loadgen.request_rate`` set is an open loop (``arrival_pattern``, default Poisson; ``gamma`` with its
+``arrival_smoothness``, vLLM's ``burstiness`` by another name, :func:`~specscope.importers.record.gamma_arrival`),
+capped at ``loadgen.concurrency`` when set; else ``loadgen.concurrency`` N is a closed loop of N. A fixed-schedule run
 (``input.fixed_schedule`` true: AIPerf 0.1.1's ``validate_timing_mode`` in ``aiperf/common/config/user_config.py``
 sends each request at its trace timestamp and sets no concurrency) has no single level and is refused.
 """
@@ -51,6 +52,7 @@ from specscope.importers.record import (
     Imported,
     Load,
     count,
+    gamma_arrival,
     level,
     not_understood,
     num,
@@ -155,8 +157,10 @@ def load_of(cfg: Mapping[str, Any]) -> Load:
     key = "request_rate" if lg.get("request_rate") is not None else "rate"
     per_s, conc = rate(lg.get(key), f"loadgen.{key}"), level(lg.get("concurrency"), "loadgen.concurrency")
     if per_s is not None:
-        arrival = str(lg.get("arrival_pattern") or lg.get("request_rate_mode") or lg.get("type") or "poisson")
-        return Load(concurrency=conc, rate_per_s=per_s, arrival=arrival.lower())
+        arrival = str(lg.get("arrival_pattern") or lg.get("request_rate_mode") or lg.get("type") or "poisson").lower()
+        if arrival == "gamma":  # its shape, arrival_smoothness (None: AIPerf's 1.0), named as vLLM's burstiness is
+            arrival = gamma_arrival(lg.get("arrival_smoothness"), "loadgen.arrival_smoothness")
+        return Load(concurrency=conc, rate_per_s=per_s, arrival=arrival)
     return Load(concurrency=conc if conc is not None else 1)
 
 

@@ -1,0 +1,56 @@
+"""imp59: result files of the peer tools' other releases and options, read as an outside checker would.
+
+vLLM's ``--burstiness inf`` (constant arrivals) was read as Poisson, and AIPerf's gamma arrivals of two smoothness
+values were one load; GenAI-Perf's CSV summary was told to be AIPerf's, and GenAI-Perf's, LLMPerf's and GuideLLM
+0.2-0.6's other files were refused without naming their tool. Fixtures: tests/data/imports (SOURCES.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from clirun import cli
+from paths import DATA
+
+IMPORTS = DATA / "imports"
+
+
+def _import(tmp_path: Path, capsys, monkeypatch, *files: Path, run: str = "run") -> tuple[int, str]:
+    code, out, err = cli(["import", *files, "--config", "base", "--out", tmp_path / run], capsys, monkeypatch, tmp_path)
+    return code, " ".join((out + err).split())
+
+
+def _changed(tmp_path: Path, src: Path, name: str, change) -> Path:
+    doc = json.loads(src.read_text())
+    change(doc)
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_vllm_burstiness_inf_is_constant_arrivals_not_poisson(tmp_path, capsys, monkeypatch):
+    """``vllm bench serve --burstiness inf`` spaces requests evenly (``get_request``: a delay of 1 / rate each,
+    vllm/benchmarks/serve.py @009e6d4a) and writes ``"burstiness": Infinity``; it was imported as '2 req/s poisson'
+    and stored as a repeat of a Poisson run at that rate."""
+    inf = IMPORTS / "vllm_burstiness_inf.json"
+    code, text = _import(tmp_path, capsys, monkeypatch, inf)
+    assert code == 0 and "(vllm bench serve, 2 req/s constant)" in text, text
+    poisson = _changed(tmp_path, inf, "poisson.json", lambda d: d.update(burstiness=1.0))
+    code, text = _import(tmp_path, capsys, monkeypatch, inf, poisson, run="run2")
+    assert code == 2 and "found: arrival poisson against constant at 2 req/s" in text, text
+
+
+def test_aiperf_gamma_arrivals_keep_their_smoothness(tmp_path, capsys, monkeypatch):
+    """AIPerf's ``--arrival-pattern gamma --arrival-smoothness S`` (``loadgen.arrival_smoothness``, "compatible with
+    vLLM's --burstiness": src/aiperf/common/config/loadgen_config.py @199d8a36): runs at 0.5 and at 4.0 were one load,
+    '2 req/s gamma', stored as repeats of one another. The arrival is named as vLLM's is, smoothness 1 (or none)
+    being Poisson."""
+    half = IMPORTS / "aiperf_gamma_smoothness_0.5.json"
+    code, text = _import(tmp_path, capsys, monkeypatch, half)
+    assert code == 0 and "(aiperf profile, 2 req/s gamma(burstiness=0.5))" in text, text
+    four = _changed(tmp_path, half, "s4.json", lambda d: d["input_config"]["loadgen"].update(arrival_smoothness=4.0))
+    code, text = _import(tmp_path, capsys, monkeypatch, half, four, run="run2")
+    assert code == 2 and "found: arrival gamma(burstiness=4) against gamma(burstiness=0.5) at 2 req/s" in text, text
+    one = _changed(tmp_path, half, "s1.json", lambda d: d["input_config"]["loadgen"].pop("arrival_smoothness"))
+    code, text = _import(tmp_path, capsys, monkeypatch, one, run="run3")
+    assert code == 0 and "(aiperf profile, 2 req/s poisson)" in text, text
