@@ -9,10 +9,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from clirun import cli
 from paths import DATA
 
 IMPORTS = DATA / "imports"
+PEERS = IMPORTS / "peers"
 
 
 def _import(tmp_path: Path, capsys, monkeypatch, *files: Path, run: str = "run") -> tuple[int, str]:
@@ -54,3 +57,25 @@ def test_aiperf_gamma_arrivals_keep_their_smoothness(tmp_path, capsys, monkeypat
     one = _changed(tmp_path, half, "s1.json", lambda d: d["input_config"]["loadgen"].pop("arrival_smoothness"))
     code, text = _import(tmp_path, capsys, monkeypatch, one, run="run3")
     assert code == 0 and "(aiperf profile, 2 req/s poisson)" in text, text
+
+
+@pytest.mark.parametrize(
+    ("name", "named"),
+    [
+        # GenAI-Perf's CSV summary opens like AIPerf's ('Metric,avg,min,max,...') but its percentiles run p99 down:
+        # it was told to import profile_export_aiperf.json, a file GenAI-Perf does not write
+        ("profile_export_genai_perf.csv", "GenAI-Perf's CSV summary (profile_export_genai_perf.csv)"),
+        ("profile_export_genai_perf.json", "GenAI-Perf's summary (profile_export_genai_perf.json)"),
+        ("profile_export.json", "the perf_analyzer export GenAI-Perf reads (profile_export.json)"),
+        ("llmperf_summary.json", "LLMPerf's summary (token_benchmark_ray.py *_summary.json)"),
+        ("llmperf_individual_responses.json", "LLMPerf's per-request file (*_individual_responses.json)"),
+        ("guidellm_0.3_benchmarks.csv", "GuideLLM's CSV report"),
+        ("profile_export_aiperf.csv", "AIPerf's CSV summary (profile_export_aiperf.csv)"),
+    ],
+)
+def test_a_peer_tools_unimportable_file_is_refused_naming_its_tool(tmp_path, capsys, monkeypatch, name, named):
+    code, text = _import(tmp_path, capsys, monkeypatch, PEERS / name)
+    found = text.split("found:", 1)[1].split("expected:", 1)[0]
+    assert code == 2 and named in found, text
+    assert ("AIPerf's CSV summary" in found) == (name == "profile_export_aiperf.csv"), text
+    assert not (tmp_path / "run").exists()
