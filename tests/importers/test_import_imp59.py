@@ -79,3 +79,43 @@ def test_a_peer_tools_unimportable_file_is_refused_naming_its_tool(tmp_path, cap
     assert code == 2 and named in found, text
     assert ("AIPerf's CSV summary" in found) == (name == "profile_export_aiperf.csv"), text
     assert not (tmp_path / "run").exists()
+
+
+def _aiperf_loadgen(tmp_path: Path, name: str, **loadgen) -> Path:
+    """aiperf_base_r0.json (AIPerf 0.13.0) with ``input_config.loadgen`` in place of its phases."""
+
+    def change(doc):
+        doc["input_config"].pop("phases", None)
+        doc["input_config"]["loadgen"] = loadgen
+
+    return _changed(tmp_path, IMPORTS / "aiperf_base_r0.json", name, change)
+
+
+@pytest.mark.parametrize(
+    ("loadgen", "found"),
+    [
+        # --user-centric-rate 4 --num-users 8 (user_config.py @90153c83: no request rate, no concurrency needed):
+        # it was imported as a closed loop of 1
+        (
+            {"user_centric_rate": 4.0, "num_users": 8, "request_count": 16},
+            "found: loadgen.user_centric_rate = 4.0 with num_users = 8",
+        ),
+        # --prefill-concurrency 2 alone (CONCURRENCY_BURST "works with either session concurrency OR prefill
+        # concurrency"): at most 2 requests awaiting their first token, the rest unbounded; imported as N=1
+        ({"prefill_concurrency": 2, "request_count": 16}, "found: loadgen.prefill_concurrency = 2 (no concurrency"),
+        ({"concurrency": 8, "prefill_concurrency": 2}, "found: loadgen.prefill_concurrency = 2 (below concurrency 8"),
+    ],
+)
+def test_an_aiperf_load_of_no_single_level_is_refused_not_read_as_one_stream(
+    tmp_path, capsys, monkeypatch, loadgen, found
+):
+    code, text = _import(tmp_path, capsys, monkeypatch, _aiperf_loadgen(tmp_path, "x.json", **loadgen))
+    assert code == 2 and found in text and "fix:" in text, text
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_aiperf_prefill_cap_at_or_above_the_concurrency_is_the_concurrency(tmp_path, capsys, monkeypatch):
+    """A prefill cap no lower than the concurrency never binds: the run is the closed loop of its concurrency."""
+    path = _aiperf_loadgen(tmp_path, "x.json", concurrency=4, prefill_concurrency=4)
+    code, text = _import(tmp_path, capsys, monkeypatch, path)
+    assert code == 0 and "(aiperf profile, N=4)" in text, text
