@@ -119,3 +119,21 @@ def test_an_aiperf_prefill_cap_at_or_above_the_concurrency_is_the_concurrency(tm
     path = _aiperf_loadgen(tmp_path, "x.json", concurrency=4, prefill_concurrency=4)
     code, text = _import(tmp_path, capsys, monkeypatch, path)
     assert code == 0 and "(aiperf profile, N=4)" in text, text
+
+
+def test_an_aiperf_ramp_in_the_measured_phase_is_named(tmp_path, capsys, monkeypatch):
+    """``--concurrency-ramp-duration`` / ``--request-rate-ramp-duration`` (loadgen_config.py @199d8a36: from 1, or a
+    fraction of the rate, to the target over D s) ramp the measured phase: the level was not held for its whole
+    window. It was imported as N=4 with no word of it."""
+    path = _aiperf_loadgen(tmp_path, "x.json", concurrency=4, concurrency_ramp_duration=10.0)
+    code, text = _import(tmp_path, capsys, monkeypatch, path)
+    assert code == 0 and "(aiperf profile, N=4)" in text, text
+    assert (
+        "warning: " in text
+        and "the load ramped to its level over the first 10 s of the measured phase "
+        "(loadgen.concurrency_ramp_duration = 10.0): the level was not held for the whole window"
+        in text
+    ), text
+    rate = _aiperf_loadgen(tmp_path, "r.json", request_rate=2.0, request_rate_ramp_duration=5)
+    code, text = _import(tmp_path, capsys, monkeypatch, rate, run="run2")
+    assert code == 0 and "(loadgen.request_rate_ramp_duration = 5)" in text, text

@@ -44,7 +44,10 @@ user-centric run (``loadgen.user_centric_rate`` with ``num_users``: each user's 
 its previous one, users joining on a schedule) and a prefill cap that binds (``loadgen.prefill_concurrency`` with no
 concurrency, or below it: only the requests awaiting their first token are capped); both were read as one stream
 (``validate_timing_mode`` of ``src/aiperf/common/config/user_config.py`` @90153c83: with neither a request rate nor
-a concurrency the run is a burst capped by the prefill concurrency alone).
+a concurrency the run is a burst capped by the prefill concurrency alone). A ramp of the measured phase
+(``loadgen.concurrency_ramp_duration``, ``prefill_concurrency_ramp_duration``, ``request_rate_ramp_duration``, s: to
+the level over that time, ``loadgen_config.py`` @199d8a36) is imported at its level with a warning naming it
+(:func:`ramp_notes`, the per-request export's too).
 """
 
 from __future__ import annotations
@@ -76,6 +79,7 @@ __all__ = [
     "load_of",
     "model_of",
     "parse",
+    "ramp_notes",
     "recognise",
 ]
 
@@ -202,6 +206,23 @@ def load_of(cfg: Mapping[str, Any]) -> Load:
             arrival = gamma_arrival(lg.get("arrival_smoothness"), "loadgen.arrival_smoothness")
         return Load(concurrency=conc, rate_per_s=per_s, arrival=arrival)
     return Load(concurrency=conc if conc is not None else 1)
+
+
+#: the ramps of the measured phase (loadgen_config.py @199d8a36: the session or prefill concurrency from 1, the rate
+#: from a fraction of it, to the target over the duration, s)
+_RAMPS = ("concurrency_ramp_duration", "prefill_concurrency_ramp_duration", "request_rate_ramp_duration")
+
+
+def ramp_notes(cfg: Mapping[str, Any]) -> tuple[str, ...]:
+    """A warning for each ramp of the measured phase the run's config sets: its level was not held for the whole
+    window the cell's figures cover (imported all the same, named)."""
+    lg = _loadgen(cfg)
+    return tuple(
+        f"the load ramped to its level over the first {seconds:g} s of the measured phase (loadgen.{key} = "
+        f"{spelled(lg[key])}): the level was not held for the whole window"
+        for key in _RAMPS
+        if (seconds := num(lg, key)) is not None and seconds > 0
+    )
 
 
 def model_of(cfg: Mapping[str, Any]) -> str | None:
@@ -334,5 +355,5 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         facts,
         str(workload) if workload else None,
         model_of(cfg),
-        notes + warning_notes(unread),
+        notes + ramp_notes(cfg) + warning_notes(unread),
     )
