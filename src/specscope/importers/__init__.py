@@ -9,6 +9,7 @@ Modules:
 - :mod:`~specscope.importers.aiperf_export`: AIPerf ``profile_export_aiperf.json``;
 - :mod:`~specscope.importers.aiperf_records`: AIPerf's per-request ``profile_export.jsonl`` (one cell per file);
 - :mod:`~specscope.importers.guidellm_report`: GuideLLM's JSON report (one cell per benchmark);
+- :mod:`~specscope.importers.peers`: the peer tools' files that hold no cell, named when refused;
 - :mod:`~specscope.importers.record`: one record in specscope's names and units;
 - :mod:`~specscope.importers.write`: the records stored as cells through the run store (:mod:`specscope.store`).
 

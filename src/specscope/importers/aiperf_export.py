@@ -35,10 +35,19 @@ The cell's duration is ``benchmark_duration``: AIPerf 0.10.0's ``output_token_th
 tests/data/imports/aiperf_spec_r0.json: another window, not named in the file), so the figure derived here is the
 total over the benchmark duration, the definition of every other cell.
 
-Load: ``loadgen.request_rate`` set is an open loop (``arrival_pattern``, default Poisson), capped at
-``loadgen.concurrency`` when set; else ``loadgen.concurrency`` N is a closed loop of N. A fixed-schedule run
+Load: ``loadgen.request_rate`` set is an open loop (``arrival_pattern``, default Poisson; ``gamma`` with its
+``arrival_smoothness``, vLLM's ``burstiness`` by another name, :func:`~specscope.importers.record.gamma_arrival`),
+capped at ``loadgen.concurrency`` when set; else ``loadgen.concurrency`` N is a closed loop of N. A fixed-schedule run
 (``input.fixed_schedule`` true: AIPerf 0.1.1's ``validate_timing_mode`` in ``aiperf/common/config/user_config.py``
-sends each request at its trace timestamp and sets no concurrency) has no single level and is refused.
+sends each request at its trace timestamp and sets no concurrency) has no single level and is refused, as are a
+user-centric run (``loadgen.user_centric_rate`` with ``num_users``: each user's next turn ``num_users / rate`` s after
+its previous one, users joining on a schedule) and a prefill cap that binds (``loadgen.prefill_concurrency`` with no
+concurrency, or below it: only the requests awaiting their first token are capped); both were read as one stream
+(``validate_timing_mode`` of ``src/aiperf/common/config/user_config.py`` @90153c83: with neither a request rate nor
+a concurrency the run is a burst capped by the prefill concurrency alone). A ramp of the measured phase
+(``loadgen.concurrency_ramp_duration``, ``prefill_concurrency_ramp_duration``, ``request_rate_ramp_duration``, s: to
+the level over that time, ``loadgen_config.py`` @199d8a36) is imported at its level with a warning naming it
+(:func:`ramp_notes`, the per-request export's too).
 """
 
 from __future__ import annotations
@@ -51,6 +60,7 @@ from specscope.importers.record import (
     Imported,
     Load,
     count,
+    gamma_arrival,
     level,
     not_understood,
     num,
@@ -69,6 +79,7 @@ __all__ = [
     "load_of",
     "model_of",
     "parse",
+    "ramp_notes",
     "recognise",
 ]
 
@@ -135,12 +146,46 @@ def _loadgen(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
     return lg if isinstance(lg, Mapping) else {}
 
 
+#: what a refused AIPerf load is told to import instead
+_ONE_LEVEL = "a run at one load: loadgen.concurrency, or loadgen.request_rate"
+_ONE_LEVEL_FIX = "import runs made at one concurrency or rate (aiperf profile --concurrency N or --request-rate R)"
+
+
+def _no_level(lg: Mapping[str, Any], conc: int | None) -> None:
+    """Refuse the loads of no single level (module docstring): a user-centric run, a prefill cap that binds.
+
+    Raises:
+        ConfigError: ``user_centric_rate`` set, or ``prefill_concurrency`` with no concurrency or below it.
+        BadFigure: a prefill cap that is not a number of streams.
+    """
+    if lg.get("user_centric_rate") is not None:
+        raise ConfigError(
+            "a user-centric run has no single level",
+            found=f"loadgen.user_centric_rate = {spelled(lg['user_centric_rate'])} with num_users = "
+            f"{spelled(lg.get('num_users'))} (aiperf profile --user-centric-rate: each user sends its next turn "
+            "num_users / rate s after its previous one ends, new users joining on a schedule)",
+            expected=_ONE_LEVEL,
+            fix=_ONE_LEVEL_FIX,
+        )
+    prefill = level(lg.get("prefill_concurrency"), "loadgen.prefill_concurrency")
+    if prefill is not None and (conc is None or prefill < conc):
+        which = "no concurrency" if conc is None else f"below concurrency {conc}"
+        raise ConfigError(
+            "a prefill-limited run has no level specscope can name",
+            found=f"loadgen.prefill_concurrency = {prefill} ({which}: at most {prefill} requests wait for their "
+            "first token, those past it are not counted against the cap)",
+            expected=_ONE_LEVEL + ", with no prefill cap below the concurrency",
+            fix="import runs made without --prefill-concurrency (or with it at least --concurrency)",
+        )
+
+
 def load_of(cfg: Mapping[str, Any]) -> Load:
     """The load (module docstring).
 
     Raises:
         BadFigure: a request rate or concurrency that is not one (NaN, 0, 2.5 streams...).
-        ConfigError: a fixed-schedule replay (``input.fixed_schedule``: the trace's own timestamps, no one level).
+        ConfigError: a fixed-schedule replay (``input.fixed_schedule``: the trace's own timestamps, no one level), a
+            user-centric run or a binding prefill cap (:func:`_no_level`).
     """
     inp = cfg.get("input")
     if isinstance(inp, Mapping) and inp.get("fixed_schedule") is True:
@@ -148,16 +193,36 @@ def load_of(cfg: Mapping[str, Any]) -> Load:
             "a trace replay has no single level",
             found="input_config.input.fixed_schedule = true (aiperf profile --fixed-schedule: each request sent at "
             "its trace timestamp)",
-            expected="a run at one load: loadgen.concurrency, or loadgen.request_rate",
-            fix="import runs made at one concurrency or rate (aiperf profile --concurrency N or --request-rate R)",
+            expected=_ONE_LEVEL,
+            fix=_ONE_LEVEL_FIX,
         )
     lg = _loadgen(cfg)
     key = "request_rate" if lg.get("request_rate") is not None else "rate"
     per_s, conc = rate(lg.get(key), f"loadgen.{key}"), level(lg.get("concurrency"), "loadgen.concurrency")
+    _no_level(lg, conc)
     if per_s is not None:
-        arrival = str(lg.get("arrival_pattern") or lg.get("request_rate_mode") or lg.get("type") or "poisson")
-        return Load(concurrency=conc, rate_per_s=per_s, arrival=arrival.lower())
+        arrival = str(lg.get("arrival_pattern") or lg.get("request_rate_mode") or lg.get("type") or "poisson").lower()
+        if arrival == "gamma":  # its shape, arrival_smoothness (None: AIPerf's 1.0), named as vLLM's burstiness is
+            arrival = gamma_arrival(lg.get("arrival_smoothness"), "loadgen.arrival_smoothness")
+        return Load(concurrency=conc, rate_per_s=per_s, arrival=arrival)
     return Load(concurrency=conc if conc is not None else 1)
+
+
+#: the ramps of the measured phase (loadgen_config.py @199d8a36: the session or prefill concurrency from 1, the rate
+#: from a fraction of it, to the target over the duration, s)
+_RAMPS = ("concurrency_ramp_duration", "prefill_concurrency_ramp_duration", "request_rate_ramp_duration")
+
+
+def ramp_notes(cfg: Mapping[str, Any]) -> tuple[str, ...]:
+    """A warning for each ramp of the measured phase the run's config sets: its level was not held for the whole
+    window the cell's figures cover (imported all the same, named)."""
+    lg = _loadgen(cfg)
+    return tuple(
+        f"the load ramped to its level over the first {seconds:g} s of the measured phase (loadgen.{key} = "
+        f"{spelled(lg[key])}): the level was not held for the whole window"
+        for key in _RAMPS
+        if (seconds := num(lg, key)) is not None and seconds > 0
+    )
 
 
 def model_of(cfg: Mapping[str, Any]) -> str | None:
@@ -290,5 +355,5 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         facts,
         str(workload) if workload else None,
         model_of(cfg),
-        notes + warning_notes(unread),
+        notes + ramp_notes(cfg) + warning_notes(unread),
     )

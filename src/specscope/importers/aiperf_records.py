@@ -179,7 +179,7 @@ def parse_file(path: Path, docs: Sequence[Mapping[str, Any]]) -> Imported:
     datasets = cfg.get("datasets")
     first = datasets[0] if isinstance(datasets, list) and datasets and isinstance(datasets[0], Mapping) else {}
     workload = first.get("dataset") or first.get("name")
-    notes = warning_notes(sorted(unread))
+    notes = aiperf_export.ramp_notes(cfg) + warning_notes(sorted(unread))
     return Imported(
         TOOL,
         SHAPE,

@@ -19,6 +19,7 @@ __all__ = [
     "Imported",
     "Load",
     "count",
+    "gamma_arrival",
     "latencies_from_itls",
     "level",
     "not_understood",
@@ -126,6 +127,27 @@ def rate(value: Any, field: str) -> float | None:
     if f is None or f <= 0:
         raise BadFigure(field, value, 'a positive number of requests per second, or "inf" (all at once)')
     return f
+
+
+def gamma_arrival(value: Any, field: str) -> str:
+    """The arrival process of a gamma shape parameter as the tool wrote it: vLLM's ``burstiness``
+    (vllm/benchmarks/serve.py @009e6d4a ``get_request``: gamma inter-arrival times of shape ``burstiness`` and mean
+    1 / rate; ``inf`` a constant 1 / rate) and AIPerf's ``arrival_smoothness`` (its ``--vllm-burstiness``, "same value
+    = same distribution": src/aiperf/common/config/loadgen_config.py @199d8a36). None or 1 is ``poisson`` (shape 1:
+    exponential gaps), Infinity ``constant``, another positive number ``gamma(burstiness=B)``: one name for one
+    process, whichever tool wrote it.
+
+    Raises:
+        BadFigure: NaN, zero, a negative number or a string.
+    """
+    if value is None:
+        return "poisson"
+    if isinstance(value, float) and value == math.inf:
+        return "constant"
+    shape = finite_float(value)
+    if shape is None or shape <= 0:
+        raise BadFigure(field, value, "a positive number (1: Poisson arrivals; Infinity: constant), or null")
+    return "poisson" if shape == 1.0 else f"gamma(burstiness={shape:g})"
 
 
 @dataclass(frozen=True)

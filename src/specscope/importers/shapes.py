@@ -17,7 +17,7 @@ from typing import Any
 
 from specscope import strictjson
 from specscope.errors import ConfigError
-from specscope.importers import aiperf_export, aiperf_records, guidellm_report, sglang_serving, vllm_serve
+from specscope.importers import aiperf_export, aiperf_records, guidellm_report, peers, sglang_serving, vllm_serve
 from specscope.importers.record import BadFigure, Imported, spelled
 from specscope.readfile import FileKind, read_user_bytes_and_text
 from specscope.stats.imported import COMPLETED_NOT_RECORDED
@@ -156,23 +156,6 @@ def _sibling(doc: Any) -> str:
     return ""
 
 
-def _not_json(text: str) -> str:
-    """``"; this looks like ..."`` naming the file to pass for a peer tool's text that is not JSON (AIPerf's CSV
-    summary, GuideLLM's YAML report and its CSV report, whose three header rows open with the group ``Run Info``),
-    else ""."""
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    if first.startswith("Metric,"):
-        return (
-            "; this looks like AIPerf's CSV summary (profile_export_aiperf.csv): import profile_export_aiperf.json "
-            "from the same folder"
-        )
-    if "type_: generative_benchmark" in text:
-        return "; this looks like GuideLLM's YAML report: save the report as JSON (guidellm --output-path FILE.json)"
-    if first.startswith("Run Info,"):  # vllm-project/guidellm src/guidellm/benchmark/outputs/csv.py @53af291c
-        return "; this looks like GuideLLM's CSV report: save the report as JSON (guidellm --output-path FILE.json)"
-    return ""
-
-
 def _tried() -> str:
     return "; ".join(f"{s.name} ({s.tool}, {s.source})" for s in SHAPES)
 
@@ -227,7 +210,7 @@ def _documents(path: Path, text: str) -> list[Any]:
         except strictjson.DuplicateKey as exc:
             raise _twice(path, f"line {i}", exc) from None
         except json.JSONDecodeError as exc:
-            raise _unknown(path, f"line {i} is not JSON ({exc.msg}){_not_json(text)}") from None
+            raise _unknown(path, f"line {i} is not JSON ({exc.msg}){peers.text_hint(text)}") from None
     if not docs:
         raise _unknown(path, "an empty file")
     return docs
@@ -250,7 +233,7 @@ def read_records(path: Path) -> list[Imported]:
         shape = next((s for s in SHAPES if s.recognise(doc)), None)
         if shape is None:
             keys = ", ".join(sorted(map(str, doc))[:8]) if isinstance(doc, Mapping) else type(doc).__name__
-            hints = f"{_near_miss(doc)}{_aggregate(doc)}{_sibling(doc)}"
+            hints = f"{_near_miss(doc)}{_aggregate(doc)}{_sibling(doc)}{peers.document_hint(doc)}"
             raise _unknown(path, f"record {i}: {keys or 'an empty object'}{hints}")
         try:
             records = shape.records(doc) if shape.parse_file is None else [_whole_file(path, docs, shape)]

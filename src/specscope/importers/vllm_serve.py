@@ -27,7 +27,8 @@ Per-request arrays of uneven lengths (a ``ttfts`` of 10 entries beside ``itls`` 
 cannot be lined up by request: the record gets a warning naming each array read and its length, its per-request
 figures are absent (named) and the tool's aggregates are read instead (``record.uneven_arrays``).
 
-Load: a finite ``request_rate`` is an open loop (``burstiness`` 1.0: Poisson arrivals, else gamma), capped at
+Load: a finite ``request_rate`` is an open loop (``burstiness`` 1.0: Poisson arrivals; ``Infinity``, written for
+``--burstiness inf``: constant, a request every 1 / rate; else gamma), capped at
 ``max_concurrency`` when set; ``"inf"`` with ``max_concurrency`` N is a closed loop of N streams; ``"inf"`` without
 one sends every prompt at once (a closed loop of ``num_prompts``). A ``--ramp-up-strategy`` run (``ramp_up_strategy``,
 ``ramp_up_start_rps``, ``ramp_up_end_rps`` in the file, ``request_rate`` ``"inf"``) raises its rate through the run:
@@ -45,6 +46,7 @@ from specscope.importers.record import (
     Imported,
     Load,
     count,
+    gamma_arrival,
     latencies_from_itls,
     level,
     not_understood,
@@ -131,9 +133,7 @@ def _load(doc: Mapping[str, Any]) -> Load:
     per_s = rate(doc.get("request_rate"), "request_rate")
     cap = level(doc.get("max_concurrency"), "max_concurrency")
     if per_s is not None:
-        burst = num(doc, "burstiness")
-        arrival = "poisson" if burst in (None, 1.0) else f"gamma(burstiness={burst:g})"
-        return Load(concurrency=cap, rate_per_s=per_s, arrival=arrival)
+        return Load(concurrency=cap, rate_per_s=per_s, arrival=gamma_arrival(doc.get("burstiness"), "burstiness"))
     if cap is not None:
         return Load(concurrency=cap)
     return Load(

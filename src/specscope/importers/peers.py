@@ -1,0 +1,111 @@
+"""The peer tools' files that hold no cell specscope can import, named in the refusal with the file to pass instead.
+
+:func:`text_hint` names a text file that is not JSON by its first line (``"; this looks like ..."``):
+
+- AIPerf's CSV summary ``profile_export_aiperf.csv``: ``Metric,`` then its ``STAT_KEYS`` (``avg,min,max,sum,p1,...``,
+  src/aiperf/exporters/metrics_csv_exporter.py @309c4e8c, src/aiperf/common/constants.py @0562da4a);
+- GenAI-Perf's CSV summary ``profile_export_genai_perf.csv``: ``Metric,avg,min,max,p99,p95,p90,p75,p50,p25``
+  (``REQUEST_METRICS_HEADER``, its percentiles from p99 down; triton-inference-server/perf_analyzer
+  genai-perf/genai_perf/export_data/csv_exporter.py @09628cd6): it opened like AIPerf's and was told to be AIPerf's;
+- GuideLLM's YAML report (``type_: generative_benchmark``), its 0.7+ CSV (three header rows, the first opening with
+  the group ``Run Info``: vllm-project/guidellm src/guidellm/benchmark/outputs/csv.py @53af291c) and its 0.2-0.6 CSV
+  (one header row opening ``Type,Run Id,Id,Name``: ``_benchmark_desc_headers_and_values`` of
+  src/guidellm/benchmark/output.py @0d8c8bf7).
+
+:func:`document_hint` names a JSON document of no known shape:
+
+- GenAI-Perf's summary ``profile_export_genai_perf.json``: its metric blocks (``{"unit": ..., "avg": ...}``) and
+  ``input_config`` (the command line, ``profile_export_file`` and ``artifact_dir`` among it; genai-perf
+  export_data/json_exporter.py @09628cd6). It holds per-request statistics and rates, no duration of the run and no
+  token totals: no cell's facts;
+- the perf_analyzer export GenAI-Perf reads (``profile_export.json``: ``experiments``, each with its ``requests`` of
+  send and response timestamps and raw response texts): no token is counted in it;
+- LLMPerf's summary (ray-project/llmperf ``token_benchmark_ray.py``: ``{name}_summary.json`` of ``results_*`` means
+  and quantiles beside ``num_concurrent_requests``) and its per-request list (``{name}_individual_responses.json``:
+  ``ttft_s``, ``end_to_end_latency_s``, ``number_output_tokens``... per request, no send instant): no duration of
+  the run in either.
+
+A hint is words only: what is refused, and how, is :mod:`specscope.importers.shapes`' (exit 2, nothing written).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["document_hint", "text_hint"]
+
+#: the file a refused peer file's user can make instead
+_INSTEAD = (
+    "measure the load with a tool whose file imports: AIPerf (it takes GenAI-Perf's --concurrency and "
+    "--request-rate; import its profile_export_aiperf.json), vllm bench serve --save-result, SGLang bench_serving "
+    "or GuideLLM"
+)
+_GENAI_PERF_CSV = "Metric,avg,min,max,p99,p95,p90,p75,p50,p25"
+
+
+def text_hint(text: str) -> str:
+    """``"; this looks like ..."`` naming the file to pass for a peer tool's text that is not JSON (module doc),
+    else ""."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if first.startswith(_GENAI_PERF_CSV):
+        return (
+            "; this looks like GenAI-Perf's CSV summary (profile_export_genai_perf.csv): per-request statistics and "
+            f"rates, no duration of the run and no token totals, so no cell can be read from it; {_INSTEAD}"
+        )
+    if first.startswith("Metric,"):
+        return (
+            "; this looks like AIPerf's CSV summary (profile_export_aiperf.csv): import profile_export_aiperf.json "
+            "from the same folder"
+        )
+    if "type_: generative_benchmark" in text:
+        return "; this looks like GuideLLM's YAML report: save the report as JSON (guidellm --output-path FILE.json)"
+    if first.startswith(("Run Info,", "Type,Run Id,Id,Name,")):
+        return "; this looks like GuideLLM's CSV report: save the report as JSON (guidellm --output-path FILE.json)"
+    return ""
+
+
+def _genai_perf(doc: Mapping[str, Any]) -> bool:
+    cfg = doc.get("input_config")
+    return (
+        isinstance(cfg, Mapping)
+        and "profile_export_file" in cfg
+        and "benchmark_duration" not in doc
+        and any(isinstance(v, Mapping) and "unit" in v for v in doc.values())
+    )
+
+
+def _llmperf_request(item: Any) -> bool:
+    return isinstance(item, Mapping) and "ttft_s" in item and "end_to_end_latency_s" in item
+
+
+def document_hint(doc: Any) -> str:
+    """``"; looks like ..."`` naming a peer tool's JSON document that holds no cell (module doc), else ""."""
+    if isinstance(doc, list) and doc and all(_llmperf_request(d) for d in doc):
+        return (
+            "; looks like LLMPerf's per-request file (*_individual_responses.json): no send instant and no duration "
+            f"of the run, so no cell can be read from it; {_INSTEAD}"
+        )
+    if not isinstance(doc, Mapping):
+        return ""
+    if _genai_perf(doc):
+        return (
+            "; looks like GenAI-Perf's summary (profile_export_genai_perf.json): per-request statistics and rates, "
+            f"no duration of the run and no token totals, so no cell can be read from it; {_INSTEAD}"
+        )
+    experiments = doc.get("experiments")
+    if (
+        isinstance(experiments, list)
+        and experiments
+        and all(isinstance(e, Mapping) and "requests" in e for e in experiments)
+    ):
+        return (
+            "; looks like the perf_analyzer export GenAI-Perf reads (profile_export.json): raw response texts, no "
+            f"token counted, so no cell can be read from it; {_INSTEAD}"
+        )
+    if "num_concurrent_requests" in doc and any(str(k).startswith("results_") for k in doc):
+        return (
+            "; looks like LLMPerf's summary (token_benchmark_ray.py *_summary.json): means and quantiles over "
+            f"requests, no duration of the run, so no cell can be read from it; {_INSTEAD}"
+        )
+    return ""
