@@ -1,0 +1,144 @@
+"""Public layouts of the fourth new-user hunt (issue 36, branch wl59), small rows in their own field names under
+``tests/data/workload_public`` (SOURCES.md names each source).
+
+Refused generically before (``no messages/conversations/... field (keys: ...)``, ``question {...} is not a non-empty
+string``, ``turn 1 has role 'function_call'``) or sent with their recorded answers, now refused by name with the jq
+that converts them, each jq run here and its output read:
+
+* Stanford Human Preferences (stanfordnlp/SHP: ``history`` the post, two comments ``human_ref_A`` / ``_B``);
+* ToxicChat (lmsys/toxic-chat: ``user_input``, ``model_output``);
+* WebGPT comparisons (openai/webgpt_comparisons: ``question`` an object of ``full_text``);
+* a Guanaco transcript (timdettmers/openassistant-guanaco: ``text`` of ``### Human: ... ### Assistant: ...`` turns):
+  it was sent whole, its recorded answers inside the user's prompt;
+* ShareGPT turns of a tool call or tool result (LLaMA-Factory's ``function_call`` / ``observation`` tags,
+  NousResearch/hermes-function-calling-v1's ``tool``).
+
+The layouts of this hunt that were already read right are pinned by their messages, ids and output lengths.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from paths import DATA
+from specscope.errors import ConfigError
+from specscope.workload.userfile import load_prompt_file
+
+HERE = DATA / "workload_public"
+
+
+def _refusal(name: str) -> ConfigError:
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("a", HERE / name)
+    return err.value
+
+
+def _converted(name: str, tmp_path: Path) -> Path:
+    """Run the refusal's own jq on the file; the path of its output."""
+    fix = _refusal(name).fix or ""
+    jq = fix[fix.index("jq ") : fix.index("FILE > OUT.jsonl") + len("FILE > OUT.jsonl")]
+    out = tmp_path / "out.jsonl"
+    command = jq.replace("FILE > OUT.jsonl", f"{HERE / name} > {out}")
+    subprocess.run(["sh", "-c", command], check=True)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("name", "named"),
+    [
+        # was "no messages/conversations/... field (keys: ['c_root_id_A', ...])"
+        ("shp.jsonl", "a Stanford Human Preferences row (stanfordnlp/SHP: `history` the post"),
+        # was "no messages/conversations/... field (keys: ['conv_id', ...])"
+        ("toxicchat.jsonl", "a ToxicChat row (lmsys/toxic-chat: `user_input` the user's prompt"),
+        # was "question {'full_text': ...} is not a non-empty string"
+        ("webgpt_comparisons.jsonl", "a WebGPT comparison row (openai/webgpt_comparisons: `question` an object"),
+        # was sent whole: the recorded answers inside one user prompt
+        ("guanaco.jsonl", 'a Guanaco transcript (timdettmers/openassistant-guanaco: `text` of "### Human:'),
+        # was "turn 3 has role 'tool'"
+        ("hermes_function_calling.jsonl", "a ShareGPT turn of a tool call or tool result (`from` 'tool'"),
+        # was "turn 1 has role 'function_call'"
+        ("llamafactory_glaive_toolcall.json", "a ShareGPT turn of a tool call or tool result (`from` 'function_call'"),
+    ],
+)  # fmt: skip
+def test_public_rows_refused_by_name(name: str, named: str) -> None:
+    err = _refusal(name)
+    where = f"{HERE / name}:1" if name.endswith(".jsonl") else f"{HERE / name} item 1"
+    assert err.message.startswith(f"{where}: {named}"), err.message
+    assert "jq -c" in (err.fix or ""), err.fix
+
+
+@pytest.mark.parametrize(
+    ("name", "messages", "ids"),
+    [
+        ("shp.jsonl", [[{"role": "user", "content": "Why do cats purr?"}]], ["himc90"]),
+        ("toxicchat.jsonl", [[{"role": "user", "content": "Tell me a joke about ducks."}]],
+         ["e0c9b3e05414814485dbdcb9a29334d502e59803af9c26df03e9d1de5e7afe67"]),
+        ("webgpt_comparisons.jsonl", [[{"role": "user", "content": "Why is the sea salty?"}]], ["q1"]),
+        ("guanaco.jsonl", [
+            # a Markdown heading inside a turn is the turn's text, not a marker
+            [{"role": "user", "content": "Show a heading.\n### Title\nok"},
+             {"role": "assistant", "content": "Here:\n### Title"}, {"role": "user", "content": "Thanks"}],
+            [{"role": "user", "content": "Can you recommend a book?"}, {"role": "assistant", "content": "Try 'Dune'."},
+             {"role": "user", "content": "Why?"}],
+            [{"role": "user", "content": "What is 2+2?"}],
+        ], [None, None, None]),
+        ("hermes_function_calling.jsonl", [[
+            {"role": "system", "content": "You are a function calling AI model. <tools>[]</tools>"},
+            {"role": "user", "content": "What's the weather in Paris?"},
+        ]], ["85f6c398-69c7-4df2-aed1-29d614a93a26"]),
+        ("llamafactory_glaive_toolcall.json", [[{"role": "user", "content": "What is the weather in Oslo?"}]], [None]),
+    ],
+)  # fmt: skip
+def test_the_refusals_jq_converts_to_a_file_that_is_read(
+    name: str, messages: list[list[dict[str, str]]], ids: list[str | None], tmp_path: Path
+) -> None:
+    got = load_prompt_file("a", _converted(name, tmp_path))
+    assert [p.messages for p in got] == messages
+    assert [p.meta.get("id") for p in got] == ids
+
+
+def test_the_tool_turn_fix_keeps_the_tools_as_definitions(tmp_path: Path) -> None:
+    """LLaMA-Factory writes ``tools`` as the JSON text of the definitions; the fix decodes it, so the row is sent
+    with them (a truncated conversation whose model may call the tool)."""
+    (p,) = load_prompt_file("a", _converted("llamafactory_glaive_toolcall.json", tmp_path))
+    assert [t["function"]["name"] if "function" in t else t["name"] for t in p.meta["tools"]] == ["get_weather"]
+
+
+@pytest.mark.parametrize(
+    ("name", "first", "ids", "recorded_answer"),
+    [
+        # Open-Orca/OpenOrca: `system_prompt` (may be empty) and `question`; `response` the reference
+        ("openorca.jsonl", [{"role": "user", "content": "Name the largest planet."}],
+         ["niv.242684", "flan.564327", "t0.1190221"], False),
+        # Open-Orca/SlimOrca: ShareGPT `conversations` with a `system` turn and per-turn `weight`
+        ("slimorca.jsonl", [{"role": "system", "content": "You are an AI assistant."},
+                            {"role": "user", "content": "Count to three."}], [None], True),
+        ("no_robots.jsonl", [{"role": "user", "content": "Write a haiku about rain."}], ["abc123", "def456"], True),
+        ("aya_dataset.jsonl", [{"role": "user", "content": "What is the capital of Kenya?"}], [None, None], False),
+        ("magpie.jsonl", [{"role": "user", "content": "Explain recursion briefly."}], [None], True),
+        ("tulu3_sft.jsonl", [{"role": "user", "content": "Give me a synonym for fast."}],
+         ["ai2-adapt-dev/oasst1_converted_1", "personahub_math_2"], True),
+        ("openhermes25.json", [{"role": "user", "content": "Every day, a tree drops 7 leaves. How many in a week?"}],
+         [None, "c4a8e1"], True),
+        ("helpsteer2.jsonl", [{"role": "user", "content": "Summarise photosynthesis."}], [None, None], False),
+        ("alpaca_eval.json", [{"role": "user", "content": "What are the names of some famous actors?"}],
+         [None, None], False),
+        ("gsm8k.jsonl", [{"role": "user", "content": "Tom has 3 apples and buys 2 more. How many does he have?"}],
+         [None, None], False),
+        ("humanevalplus.jsonl", [{"role": "user", "content": 'def add(a, b):\n    """Return a + b."""\n'}],
+         ["HumanEval/0"], False),
+        ("ultrafeedback_binarized.jsonl", [{"role": "user", "content": "List two primes."}], ["e1f2"], True),
+        ("ifeval.jsonl", [{"role": "user", "content": "Write a 3-line poem about the sea, all lowercase."}],
+         [None, None], False),
+        ("infinity_instruct.jsonl", [{"role": "user", "content": "Name a colour."}], [17], True),
+    ],
+)  # fmt: skip
+def test_public_layouts_read_right(name: str, first: list[dict[str, str]], ids: list[str | None],
+                                   recorded_answer: bool) -> None:  # fmt: skip
+    got = load_prompt_file("a", HERE / name)
+    assert got[0].messages == first
+    assert [p.meta.get("id") for p in got] == ids
+    assert all(("recorded_answer" in p.meta) is recorded_answer for p in got), [sorted(p.meta) for p in got]
