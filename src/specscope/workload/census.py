@@ -59,6 +59,10 @@ __all__ = [
     "CHAT_LIST_REFUSALS",
     "GENAI_PERF_INPUTS_REFUSAL",
     "ARENA_PREFERENCE_REFUSAL",
+    "GUANACO_TRANSCRIPT",
+    "GUANACO_REFUSAL",
+    "SHAREGPT_TOOL_TAGS",
+    "SHAREGPT_TOOL_REFUSAL",
     "MULTI_TURN_CONFIG_REFUSAL",
     "MULTI_TURN_ROW_KEYS",
     "RECORDED_HISTORY_NOTE",
@@ -371,6 +375,13 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         '"Assistant:" dropped), or a single-turn prompt without its markers as `prompt`',
     ),
     (
+        ("question", "answer_0", "answer_1", "quotes_0"),
+        "a WebGPT comparison row (openai/webgpt_comparisons: `question` an object of `full_text`, `id`, `dataset`; "
+        "`answer_0` / `answer_1` two answers with their `quotes_*` and `score_*`)",
+        "send the question's text as the prompt, e.g. jq -c '{prompt: .question.full_text, id: .question.id}' FILE > "
+        "OUT.jsonl (the answers are reference answers, never sent)",
+    ),
+    (
         ("custom_id", "method", "url", "body"),
         "an OpenAI Batch API request line (`custom_id`, `method`, `url`, `body`: the input of a batch runner, "
         "vllm-project/vllm vllm/entrypoints/openai/run_batch.py @0056ae7b BatchRequestInput; no benchmark client's "
@@ -442,6 +453,20 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         'split("ASSISTANT:")[0] | ltrimstr("USER: ") | gsub("^\\\\s+|\\\\s+$"; ""))}]}\' FILE > OUT.jsonl',
     ),
     (
+        ("post_id", "history", "human_ref_A"),
+        "a Stanford Human Preferences row (stanfordnlp/SHP: `history` the post, `human_ref_A` / `human_ref_B` two "
+        "comments answering it, `labels` the preferred one; no prompt field)",
+        "send the post as the prompt, e.g. jq -c '{prompt: .history, id: .post_id}' FILE > OUT.jsonl (the comments "
+        "are reference answers, never sent)",
+    ),
+    (
+        ("conv_id", "user_input"),
+        "a ToxicChat row (lmsys/toxic-chat: `user_input` the user's prompt, `model_output` the recorded answer, "
+        "`toxicity` / `jailbreaking` labels; no prompt field)",
+        "send the user input as the prompt, e.g. jq -c '{prompt: .user_input, id: .conv_id}' FILE > OUT.jsonl "
+        "(`model_output` is the recorded answer, never sent)",
+    ),
+    (
         ("id", "data"),
         "an `id` / `data` row (stingning/ultrachat: `data` the turns as plain strings, user and assistant "
         "alternating, no roles)",
@@ -460,6 +485,32 @@ CHAT_LIST_REFUSALS: dict[str, tuple[str, str]] = {
         "answer is not sent; its token count is the output length)",
     ),
 }
+#: A ``text`` column holding a whole Guanaco transcript (timdettmers/openassistant-guanaco, the OpenAssistant top-rated
+#: paths of the QLoRA paper: ``### Human: ...### Assistant: ...`` turns, answers included), told by its opening
+#: marker and an answer marker, and the fix. It was sent whole as one user prompt, the recorded answers inside it.
+GUANACO_TRANSCRIPT = ("### Human:", "### Assistant:")
+GUANACO_REFUSAL = (
+    'a Guanaco transcript (timdettmers/openassistant-guanaco: `text` of "### Human: ... ### Assistant: ..." turns, '
+    "the recorded answers inside; GuideLLM's and AIPerf's readers would send it whole as one prompt)",
+    "write its turns as `messages` (the last answer is not sent; its token count is the output length), e.g. "
+    "jq -c '{messages: [.text | match(\"### (Human|Assistant): ?(.*?)(?=### (?:Human|Assistant):|\\\\z)\"; "
+    '"gp") | {role: (if .captures[0].string == "Human" then "user" else "assistant" end), content: '
+    '(.captures[1].string | gsub("\\\\A\\\\s+|\\\\s+\\\\z"; ""))}]}\' FILE > OUT.jsonl',
+)
+#: ShareGPT ``from`` tags of a recorded tool call or tool result: LLaMA-Factory's ``function_call`` and ``observation``
+#: (hiyouga/LLaMA-Factory data/README.md @908cd68e, the sharegpt tags; ``SharegptDatasetConverter``) and
+#: NousResearch/hermes-function-calling-v1's ``tool``. specscope sends text turns; such a row was refused as "turn 1
+#: has role 'function_call'" with no layout named.
+SHAREGPT_TOOL_TAGS = ("function_call", "observation", "tool")
+SHAREGPT_TOOL_REFUSAL = (
+    "a ShareGPT turn of a tool call or tool result (`from` {tag!r}: LLaMA-Factory's sharegpt `function_call` / "
+    "`observation` tags, hiyouga/LLaMA-Factory data/README.md @908cd68e; NousResearch/hermes-function-calling-v1's "
+    "`tool`; specscope sends text turns)",
+    "keep each conversation up to its first tool turn (a recorded answer before it is the output length), with "
+    "`tools` decoded when it is JSON text, e.g. jq -c '(if type == \"array\" then .[] else . end) | .conversations "
+    '|= .[:(map(.from | IN("function_call", "observation", "tool")) | index(true))] | if (.tools | type) == '
+    '"string" then .tools |= fromjson else . end\' FILE > OUT.jsonl',
+)
 #: An Arena human-preference row (lmarena-ai/arena-human-preference-55k, the Kaggle "LMSYS - Chatbot Arena Human
 #: Preference Predictions" train.csv: ``prompt``, ``response_a``, ``response_b`` each the JSON text of a list, one
 #: item per turn) and the fix. Its ``prompt`` was sent as the prompt, brackets and quotes included.

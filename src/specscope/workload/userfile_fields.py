@@ -41,6 +41,8 @@ from specscope.workload.census import (
     GUIDELLM_OUTPUT_COLUMNS,
     GUIDELLM_TEXT_COLUMNS,
     GUIDELLM_UNUSED_COLUMNS,
+    GUANACO_REFUSAL,
+    GUANACO_TRANSCRIPT,
     LIMA_REFUSAL,
     LONGBENCH_V2_FIELDS,
     MEDIA_FIELDS,
@@ -56,6 +58,8 @@ from specscope.workload.census import (
     SGLANG_TOKEN_TRACE_REFUSAL,
     SHAREGPT4V_REFUSAL,
     SHAREGPT_FIELDS,
+    SHAREGPT_TOOL_REFUSAL,
+    SHAREGPT_TOOL_TAGS,
     SPECSCOPE_TRACE_FIELDS,
     SYSTEM_FIELDS,
     TIMING_FIELDS,
@@ -287,6 +291,11 @@ def refuse_foreign_layout(where: str, record: object) -> None:
             raise bad_row(where, what, "a prompt or messages per row", fix)
     if _arena_preference(record):
         raise bad_row(where, ARENA_PREFERENCE_REFUSAL[0], "a prompt or messages per row", ARENA_PREFERENCE_REFUSAL[1])
+    if _guanaco_transcript(record):
+        raise bad_row(where, GUANACO_REFUSAL[0], "a prompt or messages per row", GUANACO_REFUSAL[1])
+    if (tag := _sharegpt_tool_tag(record)) is not None:
+        what = SHAREGPT_TOOL_REFUSAL[0].format(tag=tag)
+        raise bad_row(where, what, "text turns (human, gpt, system)", SHAREGPT_TOOL_REFUSAL[1])
     if _otel_span(record) or (isinstance(record.get("spans"), list) and any(map(_otel_span, record["spans"]))):
         raise bad_row(where, OTEL_REFUSAL[0], "a prompt or messages per row", OTEL_REFUSAL[1])
     if isinstance(record.get("input_tokens"), list):  # SGLang token_trace: token ids
@@ -311,6 +320,28 @@ def refuse_foreign_layout(where: str, record: object) -> None:
     dag_turns = isinstance(turns, list) and any(isinstance(t, dict) and "messages" in t for t in turns)
     if dag_turns or "orchestrator" in record:
         raise bad_row(where, DAG_REFUSAL[0], "a prompt or messages per row", DAG_REFUSAL[1])
+
+
+def _guanaco_transcript(record: dict[str, Any]) -> bool:
+    """True for a row whose prompt column is ``text`` holding a Guanaco transcript (:data:`GUANACO_TRANSCRIPT`: it
+    opens with the user's marker and carries an answer's), with no messages or conversations beside it."""
+    if any(k in record for k in (*MESSAGES_FIELDS, *SHAREGPT_FIELDS)) or first_text_field(record) != "text":
+        return False
+    text = record["text"]
+    human, assistant = GUANACO_TRANSCRIPT
+    return isinstance(text, str) and text.lstrip().startswith(human) and assistant in text
+
+
+def _sharegpt_tool_tag(record: dict[str, Any]) -> str | None:
+    """The first ShareGPT ``from`` tag of a tool call or result (:data:`SHAREGPT_TOOL_TAGS`) in the row's
+    conversations, else None."""
+    for field in SHAREGPT_FIELDS:
+        turns = record.get(field)
+        if isinstance(turns, list):
+            for turn in turns:
+                if isinstance(turn, dict) and turn.get("from") in SHAREGPT_TOOL_TAGS:
+                    return str(turn["from"])
+    return None
 
 
 def _arena_preference(record: dict[str, Any]) -> bool:
