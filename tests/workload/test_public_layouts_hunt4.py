@@ -61,11 +61,22 @@ def _converted(name: str, tmp_path: Path) -> Path:
         ("hermes_function_calling.jsonl", "a ShareGPT turn of a tool call or tool result (`from` 'tool'"),
         # was "turn 1 has role 'function_call'"
         ("llamafactory_glaive_toolcall.json", "a ShareGPT turn of a tool call or tool result (`from` 'function_call'"),
+        # a one-row file was "one JSON object holding 1 record under `conversation_input`" with a jq that wrote each
+        # message as a row; more rows were "no messages/conversations/... field (keys: [...])"
+        ("wildbench.jsonl", "a WildBench task row (allenai/WildBench: `conversation_input` the chat"),
+        # was "no messages/conversations/... field (keys: ['canonical_solution', ...])"
+        ("bigcodebench.jsonl", "a BigCodeBench task row (bigcode/bigcodebench: `complete_prompt`"),
+        # was "no messages/conversations/... field (keys: ['data', 'version'])"
+        ("squad_v1.json", "a SQuAD file (rajpurkar/SQuAD-explorer's JSON: `version`, `data` of articles"),
+        # was read: the instruction sent alone ("Fix the grammar."), the instance's input not sent
+        ("self_instruct_user.jsonl", "a Self-Instruct task row (yizhongw/self-instruct: `instruction`, `instances`"),
+        # was "turn 0 has role None"
+        ("sharegpt_messages_fromvalue.jsonl", "ShareGPT turns (`from`, `value`) under `messages`"),
     ],
 )  # fmt: skip
 def test_public_rows_refused_by_name(name: str, named: str) -> None:
     err = _refusal(name)
-    where = f"{HERE / name}:1" if name.endswith(".jsonl") else f"{HERE / name} item 1"
+    where = f"{HERE / name}:1" if name.endswith(".jsonl") or name == "squad_v1.json" else f"{HERE / name} item 1"
     assert err.message.startswith(f"{where}: {named}"), err.message
     assert "jq -c" in (err.fix or ""), err.fix
 
@@ -90,6 +101,13 @@ def test_public_rows_refused_by_name(name: str, named: str) -> None:
             {"role": "user", "content": "What's the weather in Paris?"},
         ]], ["85f6c398-69c7-4df2-aed1-29d614a93a26"]),
         ("llamafactory_glaive_toolcall.json", [[{"role": "user", "content": "What is the weather in Oslo?"}]], [None]),
+        ("wildbench.jsonl", [[{"role": "user", "content": "Plan a trip to Rome."}]], ["wb-1"]),
+        ("bigcodebench.jsonl", [[{"role": "user", "content": "Write f(x) returning the square root of x."}]],
+         ["BigCodeBench/0"]),
+        ("squad_v1.json", [[{"role": "user", "content": "The Nile is in Africa.\n\nWhere is the Nile?"}]], ["q1"]),
+        ("self_instruct_user.jsonl", [[{"role": "user", "content": "Fix the grammar.\n\nHe go to school."}]],
+         ["user_oriented_task_0"]),
+        ("sharegpt_messages_fromvalue.jsonl", [[{"role": "user", "content": "Name a planet."}]], [None]),
     ],
 )  # fmt: skip
 def test_the_refusals_jq_converts_to_a_file_that_is_read(
@@ -98,6 +116,15 @@ def test_the_refusals_jq_converts_to_a_file_that_is_read(
     got = load_prompt_file("a", _converted(name, tmp_path))
     assert [p.messages for p in got] == messages
     assert [p.meta.get("id") for p in got] == ids
+
+
+def test_a_wildbench_file_of_many_rows_is_named_too(tmp_path: Path) -> None:
+    path = tmp_path / "wb.jsonl"
+    row = (HERE / "wildbench.jsonl").read_text("utf-8")
+    path.write_text(row + row.replace("wb-1", "wb-2"), "utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("a", path)
+    assert err.value.message.startswith(f"{path}:1: a WildBench task row"), err.value.message
 
 
 def test_the_tool_turn_fix_keeps_the_tools_as_definitions(tmp_path: Path) -> None:
