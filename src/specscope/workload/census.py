@@ -62,6 +62,8 @@ __all__ = [
     "GUANACO_TRANSCRIPT",
     "GUANACO_REFUSAL",
     "SHAREGPT_TOOL_TAGS",
+    "SHAREGPT_MESSAGES_REFUSAL",
+    "SQUAD_REFUSAL",
     "SHAREGPT_TOOL_REFUSAL",
     "MULTI_TURN_CONFIG_REFUSAL",
     "MULTI_TURN_ROW_KEYS",
@@ -382,6 +384,21 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "OUT.jsonl (the answers are reference answers, never sent)",
     ),
     (
+        ("session_id", "conversation_input"),
+        "a WildBench task row (allenai/WildBench: `conversation_input` the chat up to the user's last turn, as "
+        "messages with `language`, `redacted`, `toxic`; `references`, `checklist` the judge's; no benchmark client's "
+        "file reader takes it)",
+        "write the chat as `messages`, e.g. jq -c '{messages: [.conversation_input[] | {role, content}], id: "
+        ".session_id}' FILE > OUT.jsonl",
+    ),
+    (
+        ("instruction", "instances"),
+        "a Self-Instruct task row (yizhongw/self-instruct: `instruction`, `instances` of {`input`, `output`}; the "
+        "instance's input belongs to the prompt, and Alpaca's reading would send the instruction alone)",
+        "write the instruction with its first instance's input as an Alpaca row, e.g. jq -c '{instruction, input: "
+        ".instances[0].input, id}' FILE > OUT.jsonl",
+    ),
+    (
         ("custom_id", "method", "url", "body"),
         "an OpenAI Batch API request line (`custom_id`, `method`, `url`, `body`: the input of a batch runner, "
         "vllm-project/vllm vllm/entrypoints/openai/run_batch.py @0056ae7b BatchRequestInput; no benchmark client's "
@@ -453,6 +470,13 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         'split("ASSISTANT:")[0] | ltrimstr("USER: ") | gsub("^\\\\s+|\\\\s+$"; ""))}]}\' FILE > OUT.jsonl',
     ),
     (
+        ("complete_prompt", "instruct_prompt"),
+        "a BigCodeBench task row (bigcode/bigcodebench: `complete_prompt` the code-completion prompt, "
+        "`instruct_prompt` the chat instruction; no `prompt` field)",
+        "send the chat instruction as the prompt (or `complete_prompt` for the completion split), e.g. jq -c "
+        "'{prompt: .instruct_prompt, id: .task_id}' FILE > OUT.jsonl",
+    ),
+    (
         ("post_id", "history", "human_ref_A"),
         "a Stanford Human Preferences row (stanfordnlp/SHP: `history` the post, `human_ref_A` / `human_ref_B` two "
         "comments answering it, `labels` the preferred one; no prompt field)",
@@ -493,9 +517,27 @@ GUANACO_REFUSAL = (
     'a Guanaco transcript (timdettmers/openassistant-guanaco: `text` of "### Human: ... ### Assistant: ..." turns, '
     "the recorded answers inside; GuideLLM's and AIPerf's readers would send it whole as one prompt)",
     "write its turns as `messages` (the last answer is not sent; its token count is the output length), e.g. "
-    "jq -c '{messages: [.text | match(\"### (Human|Assistant): ?(.*?)(?=### (?:Human|Assistant):|\\\\z)\"; "
+    'jq -c \'{messages: [.text | match("### (Human|Assistant): ?(.*?)(?=### (?:Human|Assistant):|\\\\z)"; '
     '"gp") | {role: (if .captures[0].string == "Human" then "user" else "assistant" end), content: '
     '(.captures[1].string | gsub("\\\\A\\\\s+|\\\\s+\\\\z"; ""))}]}\' FILE > OUT.jsonl',
+)
+#: The published SQuAD JSON (``version``, ``data`` of articles with ``paragraphs``; told by an article's
+#: ``paragraphs``, as ``{"version", "data": [records]}`` is records wrapped in one object) and the fix. It was refused
+#: as "no messages/conversations/... field (keys: ['data', 'version'])".
+SQUAD_REFUSAL = (
+    "a SQuAD file (rajpurkar/SQuAD-explorer's JSON: `version`, `data` of articles whose `paragraphs` hold a "
+    "`context` and its `qas` questions; not one record per question)",
+    "write each question with its context as a row, e.g. jq -c '.data[].paragraphs[] | .context as $c | .qas[] | "
+    '{prompt: ($c + "\\n\\n" + .question), id}\' FILE > OUT.jsonl',
+)
+#: ``messages`` whose turns are ShareGPT's ``{from, value}`` (no ``role``): LLaMA-Factory's sharegpt layout lets a
+#: dataset name its turns column (hiyouga/LLaMA-Factory data/README.md @908cd68e ``columns.messages``); every benchmark
+#: client reads ``messages`` as OpenAI's ``{role, content}``. It was refused as "turn 0 has role None".
+SHAREGPT_MESSAGES_REFUSAL = (
+    "ShareGPT turns (`from`, `value`) under `messages` (LLaMA-Factory's sharegpt layout with its `messages` column "
+    "renamed; benchmark clients read `messages` as OpenAI's `role` / `content`)",
+    "rename the column to `conversations`, which is read as ShareGPT, e.g. jq -c '.conversations = .messages | "
+    "del(.messages)' FILE > OUT.jsonl",
 )
 #: ShareGPT ``from`` tags of a recorded tool call or tool result: LLaMA-Factory's ``function_call`` and ``observation``
 #: (hiyouga/LLaMA-Factory data/README.md @908cd68e, the sharegpt tags; ``SharegptDatasetConverter``) and
@@ -507,7 +549,7 @@ SHAREGPT_TOOL_REFUSAL = (
     "`observation` tags, hiyouga/LLaMA-Factory data/README.md @908cd68e; NousResearch/hermes-function-calling-v1's "
     "`tool`; specscope sends text turns)",
     "keep each conversation up to its first tool turn (a recorded answer before it is the output length), with "
-    "`tools` decoded when it is JSON text, e.g. jq -c '(if type == \"array\" then .[] else . end) | .conversations "
+    '`tools` decoded when it is JSON text, e.g. jq -c \'(if type == "array" then .[] else . end) | .conversations '
     '|= .[:(map(.from | IN("function_call", "observation", "tool")) | index(true))] | if (.tools | type) == '
     '"string" then .tools |= fromjson else . end\' FILE > OUT.jsonl',
 )

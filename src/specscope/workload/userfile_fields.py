@@ -34,6 +34,8 @@ from specscope.workload.census import (
     EVERY_ROW_READS,
     FIELD_USE,
     FOREIGN_LAYOUTS,
+    GUANACO_REFUSAL,
+    GUANACO_TRANSCRIPT,
     GUIDELLM_COLUMN_PATTERN,
     GUIDELLM_MAPPED_COLUMNS,
     GUIDELLM_MEDIA_COLUMNS,
@@ -41,8 +43,6 @@ from specscope.workload.census import (
     GUIDELLM_OUTPUT_COLUMNS,
     GUIDELLM_TEXT_COLUMNS,
     GUIDELLM_UNUSED_COLUMNS,
-    GUANACO_REFUSAL,
-    GUANACO_TRANSCRIPT,
     LIMA_REFUSAL,
     LONGBENCH_V2_FIELDS,
     MEDIA_FIELDS,
@@ -58,9 +58,11 @@ from specscope.workload.census import (
     SGLANG_TOKEN_TRACE_REFUSAL,
     SHAREGPT4V_REFUSAL,
     SHAREGPT_FIELDS,
+    SHAREGPT_MESSAGES_REFUSAL,
     SHAREGPT_TOOL_REFUSAL,
     SHAREGPT_TOOL_TAGS,
     SPECSCOPE_TRACE_FIELDS,
+    SQUAD_REFUSAL,
     SYSTEM_FIELDS,
     TIMING_FIELDS,
     TRACE_ONLY_FIELDS,
@@ -293,6 +295,13 @@ def refuse_foreign_layout(where: str, record: object) -> None:
         raise bad_row(where, ARENA_PREFERENCE_REFUSAL[0], "a prompt or messages per row", ARENA_PREFERENCE_REFUSAL[1])
     if _guanaco_transcript(record):
         raise bad_row(where, GUANACO_REFUSAL[0], "a prompt or messages per row", GUANACO_REFUSAL[1])
+    articles = record.get("data")
+    if isinstance(articles, list) and any(isinstance(a, dict) and "paragraphs" in a for a in articles):
+        raise bad_row(where, SQUAD_REFUSAL[0], "a prompt or messages per row", SQUAD_REFUSAL[1])
+    if _sharegpt_messages(record):
+        raise bad_row(
+            where, SHAREGPT_MESSAGES_REFUSAL[0], "`messages` of `role` / `content`", SHAREGPT_MESSAGES_REFUSAL[1]
+        )
     if (tag := _sharegpt_tool_tag(record)) is not None:
         what = SHAREGPT_TOOL_REFUSAL[0].format(tag=tag)
         raise bad_row(where, what, "text turns (human, gpt, system)", SHAREGPT_TOOL_REFUSAL[1])
@@ -330,6 +339,17 @@ def _guanaco_transcript(record: dict[str, Any]) -> bool:
     text = record["text"]
     human, assistant = GUANACO_TRANSCRIPT
     return isinstance(text, str) and text.lstrip().startswith(human) and assistant in text
+
+
+def _sharegpt_messages(record: dict[str, Any]) -> bool:
+    """True for ``messages`` whose turns are all ShareGPT's ``{from, value}`` with no ``role``
+    (:data:`SHAREGPT_MESSAGES_REFUSAL`)."""
+    turns = record.get("messages")
+    return (
+        isinstance(turns, list)
+        and bool(turns)
+        and all(isinstance(t, dict) and "from" in t and "value" in t and "role" not in t for t in turns)
+    )
 
 
 def _sharegpt_tool_tag(record: dict[str, Any]) -> str | None:

@@ -146,7 +146,10 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "comparison row (`question` an object, `answer_0`, `answer_1`: openai/webgpt_comparisons); a Guanaco "
         "transcript (`text` of `### Human:` / `### Assistant:` turns: timdettmers/openassistant-guanaco; it was sent "
         "whole, answers included); ShareGPT turns of a tool call or result (`from` `function_call` / `observation`: "
-        "LLaMA-Factory; `tool`: NousResearch/hermes-function-calling-v1); "
+        "LLaMA-Factory; `tool`: NousResearch/hermes-function-calling-v1); ShareGPT `{from, value}` turns under "
+        "`messages`; a WildBench task (`session_id`, `conversation_input`: allenai/WildBench); a BigCodeBench task "
+        "(`complete_prompt`, `instruct_prompt`); a SQuAD JSON file (`version`, `data` of `paragraphs`); a "
+        "Self-Instruct task (`instruction`, `instances`: yizhongw/self-instruct); "
         'the multi-turn benchmark\'s synthetic conversation config (`"filetype": '
         '"generate_conversations"`)',
         "public datasets no benchmark client's file reader takes; a generator's settings",

@@ -306,6 +306,8 @@ def _records_under(doc: object) -> tuple[str, int] | None:
     for key, value in doc.items():
         if key in _LIST_FIELDS or not isinstance(value, list) or not value:
             continue
+        if all(isinstance(x, dict) and "role" in x for x in value):
+            continue  # a row's own chat messages (WildBench's `conversation_input`), not records
         if all(isinstance(x, dict) for x in value) and any(k in x for x in value for k in _PROMPT_FIELDS):
             return str(key), len(value)
     return None
