@@ -72,6 +72,15 @@ def _converted(name: str, tmp_path: Path) -> Path:
         ("self_instruct_user.jsonl", "a Self-Instruct task row (yizhongw/self-instruct: `instruction`, `instances`"),
         # was "turn 0 has role None"
         ("sharegpt_messages_fromvalue.jsonl", "ShareGPT turns (`from`, `value`) under `messages`"),
+        # was sent as the prompt, its "Human:" / "Assistant:" markers included (a Nectar row of the same prompt is
+        # refused by name)
+        ("full_hh_rlhf.jsonl", 'a `prompt` that is a Human / Assistant transcript ("\\n\\nHuman:'),
+        # was "no messages/conversations/... field (keys: ['answers', 'id', 'query', 'tools'])"
+        ("xlam_fc.jsonl", "an xLAM function-calling row (Salesforce/xlam-function-calling-60k: `query`"),
+        # was "no messages/conversations/... field (keys: ['answer', 'lang', 'query', 'resource'])"
+        ("codefeedback_filtered.jsonl", "a `query` / `answer` row (m-a-p/CodeFeedback-Filtered-Instruction"),
+        # was "question [[{'role': 'user', ... is not a non-empty string"
+        ("bfcl.jsonl", "a Berkeley Function-Calling Leaderboard row (gorilla-llm/"),
     ],
 )  # fmt: skip
 def test_public_rows_refused_by_name(name: str, named: str) -> None:
@@ -108,6 +117,16 @@ def test_public_rows_refused_by_name(name: str, named: str) -> None:
         ("self_instruct_user.jsonl", [[{"role": "user", "content": "Fix the grammar.\n\nHe go to school."}]],
          ["user_oriented_task_0"]),
         ("sharegpt_messages_fromvalue.jsonl", [[{"role": "user", "content": "Name a planet."}]], [None]),
+        ("full_hh_rlhf.jsonl", [
+            [{"role": "user", "content": "What is a good name for a dog?"}],
+            [{"role": "user", "content": "Hi, can you help?"}, {"role": "assistant", "content": "Sure."},
+             {"role": "user", "content": "Name a dog."}],
+        ], [None, None]),
+        ("xlam_fc.jsonl", [[{"role": "user", "content": "Where can I find live giveaways for beta access?"}]], [1]),
+        ("codefeedback_filtered.jsonl",
+         [[{"role": "user", "content": "Write a Python function that reverses a string."}]], [None]),
+        ("bfcl.jsonl", [[{"role": "user", "content": "Find the area of a triangle with base 10 and height 5."}]],
+         ["simple_0"]),
     ],
 )  # fmt: skip
 def test_the_refusals_jq_converts_to_a_file_that_is_read(
@@ -161,6 +180,10 @@ def test_the_tool_turn_fix_keeps_the_tools_as_definitions(tmp_path: Path) -> Non
         ("ifeval.jsonl", [{"role": "user", "content": "Write a 3-line poem about the sea, all lowercase."}],
          [None, None], False),
         ("infinity_instruct.jsonl", [{"role": "user", "content": "Name a colour."}], [17], True),
+        # microsoft/orca-agentinstruct-1M-v1: `messages` as JSON text, decoded; its empty system message is sent as
+        # recorded, as SGLang's openai and AIPerf's raw_payload readers send a row's messages
+        ("orca_agentinstruct.jsonl", [{"role": "system", "content": ""},
+                                      {"role": "user", "content": "Summarise: cats nap."}], [None], True),
     ],
 )  # fmt: skip
 def test_public_layouts_read_right(name: str, first: list[dict[str, str]], ids: list[str | None],
