@@ -64,6 +64,8 @@ __all__ = [
     "SHAREGPT_TOOL_TAGS",
     "SHAREGPT_MESSAGES_REFUSAL",
     "SQUAD_REFUSAL",
+    "HH_TRANSCRIPT",
+    "HH_TRANSCRIPT_REFUSAL",
     "SHAREGPT_TOOL_REFUSAL",
     "MULTI_TURN_CONFIG_REFUSAL",
     "MULTI_TURN_ROW_KEYS",
@@ -399,6 +401,13 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ".instances[0].input, id}' FILE > OUT.jsonl",
     ),
     (
+        ("id", "question", "function"),
+        "a Berkeley Function-Calling Leaderboard row (gorilla-llm/Berkeley-Function-Calling-Leaderboard: `question` "
+        "a list of turns, each a list of messages; `function` the definitions in BFCL's own types)",
+        "send the first turn's messages, e.g. jq -c '{messages: .question[0], id}' FILE > OUT.jsonl (to send the "
+        "functions, write them as OpenAI function definitions under `tools`)",
+    ),
+    (
         ("custom_id", "method", "url", "body"),
         "an OpenAI Batch API request line (`custom_id`, `method`, `url`, `body`: the input of a batch runner, "
         "vllm-project/vllm vllm/entrypoints/openai/run_batch.py @0056ae7b BatchRequestInput; no benchmark client's "
@@ -470,6 +479,20 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         'split("ASSISTANT:")[0] | ltrimstr("USER: ") | gsub("^\\\\s+|\\\\s+$"; ""))}]}\' FILE > OUT.jsonl',
     ),
     (
+        ("query", "answers", "tools"),
+        "an xLAM function-calling row (Salesforce/xlam-function-calling-60k: `query` the user's request, `answers` and "
+        "`tools` JSON text, the tools' parameters in xLAM's own types, not JSON Schema; no prompt field)",
+        "send the query as the prompt, e.g. jq -c '{prompt: .query, id}' FILE > OUT.jsonl (`answers` are the reference "
+        "calls, never sent; to send tools, write them as OpenAI function definitions)",
+    ),
+    (
+        ("query", "answer"),
+        "a `query` / `answer` row (m-a-p/CodeFeedback-Filtered-Instruction; no benchmark client reads a `query` "
+        "column)",
+        "rename the column to prompt, e.g. jq -c '{prompt: .query}' FILE > OUT.jsonl (`answer` is the reference "
+        "answer, never sent)",
+    ),
+    (
         ("complete_prompt", "instruct_prompt"),
         "a BigCodeBench task row (bigcode/bigcodebench: `complete_prompt` the code-completion prompt, "
         "`instruct_prompt` the chat instruction; no `prompt` field)",
@@ -529,6 +552,20 @@ SQUAD_REFUSAL = (
     "`context` and its `qas` questions; not one record per question)",
     "write each question with its context as a row, e.g. jq -c '.data[].paragraphs[] | .context as $c | .qas[] | "
     '{prompt: ($c + "\\n\\n" + .question), id}\' FILE > OUT.jsonl',
+)
+#: A text column holding an Anthropic HH transcript (``"\\n\\nHuman: ...\\n\\nAssistant:"``: Dahoas/full-hh-rlhf and
+#: Dahoas/rm-static ``prompt``, as Anthropic/hh-rlhf writes its transcripts), told by its opening ``Human:`` and a
+#: ``\\n\\nAssistant:``, and the fix, ``FIELD`` the column. It was sent as the prompt, markers included; a Nectar row
+#: of the same prompt is refused by name (:data:`UNREAD_DATASET_ROWS`).
+HH_TRANSCRIPT = ("Human:", "\n\nAssistant:")
+HH_TRANSCRIPT_REFUSAL = (
+    'a `FIELD` that is a Human / Assistant transcript ("\\n\\nHuman: ... \\n\\nAssistant:", the Anthropic HH '
+    "format of Dahoas/full-hh-rlhf and Dahoas/rm-static; sent as it is, the model would read the markers as text)",
+    "write its turns as `messages` (the trailing empty `Assistant:` dropped), e.g. jq -c '{messages: [.FIELD | "
+    'match("(?:\\\\A\\\\s*|\\\\n\\\\n)(Human|Assistant): ?(.*?)(?=\\\\n\\\\n(?:Human|Assistant):|\\\\z)"; '
+    '"gp") | {role: (if .captures[0].string == "Human" then "user" else "assistant" end), content: '
+    '(.captures[1].string | gsub("\\\\A\\\\s+|\\\\s+\\\\z"; ""))} | select(.content != "")]}\' FILE > '
+    "OUT.jsonl",
 )
 #: ``messages`` whose turns are ShareGPT's ``{from, value}`` (no ``role``): LLaMA-Factory's sharegpt layout lets a
 #: dataset name its turns column (hiyouga/LLaMA-Factory data/README.md @908cd68e ``columns.messages``); every benchmark

@@ -43,6 +43,8 @@ from specscope.workload.census import (
     GUIDELLM_OUTPUT_COLUMNS,
     GUIDELLM_TEXT_COLUMNS,
     GUIDELLM_UNUSED_COLUMNS,
+    HH_TRANSCRIPT,
+    HH_TRANSCRIPT_REFUSAL,
     LIMA_REFUSAL,
     LONGBENCH_V2_FIELDS,
     MEDIA_FIELDS,
@@ -293,6 +295,9 @@ def refuse_foreign_layout(where: str, record: object) -> None:
             raise bad_row(where, what, "a prompt or messages per row", fix)
     if _arena_preference(record):
         raise bad_row(where, ARENA_PREFERENCE_REFUSAL[0], "a prompt or messages per row", ARENA_PREFERENCE_REFUSAL[1])
+    if (field := _hh_transcript_field(record)) is not None:
+        what, fix = (part.replace("FIELD", field) for part in HH_TRANSCRIPT_REFUSAL)
+        raise bad_row(where, what, "a prompt or messages per row", fix)
     if _guanaco_transcript(record):
         raise bad_row(where, GUANACO_REFUSAL[0], "a prompt or messages per row", GUANACO_REFUSAL[1])
     articles = record.get("data")
@@ -329,6 +334,19 @@ def refuse_foreign_layout(where: str, record: object) -> None:
     dag_turns = isinstance(turns, list) and any(isinstance(t, dict) and "messages" in t for t in turns)
     if dag_turns or "orchestrator" in record:
         raise bad_row(where, DAG_REFUSAL[0], "a prompt or messages per row", DAG_REFUSAL[1])
+
+
+def _hh_transcript_field(record: dict[str, Any]) -> str | None:
+    """The row's prompt column when it holds an Anthropic HH transcript (:data:`HH_TRANSCRIPT`: it opens with
+    ``Human:`` and carries a ``\\n\\nAssistant:``), with no messages or conversations beside it; else None."""
+    if any(k in record for k in (*MESSAGES_FIELDS, *SHAREGPT_FIELDS)):
+        return None
+    field = first_text_field(record)
+    text = record.get(field) if field is not None else None
+    human, assistant = HH_TRANSCRIPT
+    if isinstance(text, str) and text.lstrip().startswith(human) and assistant in text:
+        return field
+    return None
 
 
 def _guanaco_transcript(record: dict[str, Any]) -> bool:

@@ -149,7 +149,10 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "LLaMA-Factory; `tool`: NousResearch/hermes-function-calling-v1); ShareGPT `{from, value}` turns under "
         "`messages`; a WildBench task (`session_id`, `conversation_input`: allenai/WildBench); a BigCodeBench task "
         "(`complete_prompt`, `instruct_prompt`); a SQuAD JSON file (`version`, `data` of `paragraphs`); a "
-        "Self-Instruct task (`instruction`, `instances`: yizhongw/self-instruct); "
+        "Self-Instruct task (`instruction`, `instances`: yizhongw/self-instruct); a text column holding an Anthropic "
+        "HH transcript (`\\n\\nHuman: ... \\n\\nAssistant:`: Dahoas/full-hh-rlhf `prompt`); an xLAM row (`query`, "
+        "`answers`, `tools`); a CodeFeedback row (`query`, `answer`); a BFCL row (`question` lists of messages, "
+        "`function`); "
         'the multi-turn benchmark\'s synthetic conversation config (`"filetype": '
         '"generate_conversations"`)',
         "public datasets no benchmark client's file reader takes; a generator's settings",
