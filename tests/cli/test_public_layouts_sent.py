@@ -71,8 +71,13 @@ CASES: dict[str, list[tuple[list[dict[str, str]], int]]] = {
     ],
     "toxicchat.jsonl": [([_user("Tell me a joke about ducks.")], 40)],
     "squad_v1.json": [([_user("The Nile is in Africa.\n\nWhere is the Nile?")], 40)],
+    # prompts up to the answer: no recorded answer, so --max-tokens
+    "full_hh_rlhf.jsonl": [
+        ([_user("What is a good name for a dog?")], 40),
+        ([_user("Hi, can you help?"), {"role": "assistant", "content": "Sure."}, _user("Name a dog.")], 40),
+    ],
 }  # fmt: skip
-REFUSED = ("guanaco.jsonl", "hermes_function_calling.jsonl", "toxicchat.jsonl", "squad_v1.json")
+REFUSED = ("guanaco.jsonl", "hermes_function_calling.jsonl", "toxicchat.jsonl", "squad_v1.json", "full_hh_rlhf.jsonl")
 
 
 def _requests(log: list[dict[str, Any]]) -> list[tuple[str, int]]:
