@@ -81,6 +81,12 @@ def _converted(name: str, tmp_path: Path) -> Path:
         ("codefeedback_filtered.jsonl", "a `query` / `answer` row (m-a-p/CodeFeedback-Filtered-Instruction"),
         # was "question [[{'role': 'user', ... is not a non-empty string"
         ("bfcl.jsonl", "a Berkeley Function-Calling Leaderboard row (gorilla-llm/"),
+        # was "content [{'role': 'user', 'parts': ...} is not a non-empty string"
+        ("gemini_tuning.jsonl", "a Gemini `contents` row (Vertex AI supervised tuning"),
+        # was "turn 0 has a None content part"
+        ("bedrock_conversation.jsonl", "a Bedrock conversation row (Amazon Bedrock fine-tuning"),
+        # was "turn 0 has role 'System'"
+        ("cohere_chat.jsonl", "Cohere chat roles (`System`, `User`, `Chatbot`"),
     ],
 )  # fmt: skip
 def test_public_rows_refused_by_name(name: str, named: str) -> None:
@@ -127,6 +133,12 @@ def test_public_rows_refused_by_name(name: str, named: str) -> None:
          [[{"role": "user", "content": "Write a Python function that reverses a string."}]], [None]),
         ("bfcl.jsonl", [[{"role": "user", "content": "Find the area of a triangle with base 10 and height 5."}]],
          ["simple_0"]),
+        ("gemini_tuning.jsonl", [[{"role": "system", "content": "Be brief."},
+                                  {"role": "user", "content": "Name a river."}]], [None]),
+        ("bedrock_conversation.jsonl", [[{"role": "system", "content": "Be brief."},
+                                         {"role": "user", "content": "Name an ocean."}]], [None]),
+        ("cohere_chat.jsonl", [[{"role": "system", "content": "Be brief."},
+                                {"role": "user", "content": "Name a sea."}]], [None]),
     ],
 )  # fmt: skip
 def test_the_refusals_jq_converts_to_a_file_that_is_read(
@@ -182,6 +194,9 @@ def test_the_tool_turn_fix_keeps_the_tools_as_definitions(tmp_path: Path) -> Non
         ("infinity_instruct.jsonl", [{"role": "user", "content": "Name a colour."}], [17], True),
         # microsoft/orca-agentinstruct-1M-v1: `messages` as JSON text, decoded; its empty system message is sent as
         # recorded, as SGLang's openai and AIPerf's raw_payload readers send a row's messages
+        # an Anthropic Messages body: top-level `system`, text parts with `type`
+        ("anthropic_messages.jsonl", [{"role": "system", "content": "Be brief."},
+                                      {"role": "user", "content": "Name a lake."}], [None], True),
         ("orca_agentinstruct.jsonl", [{"role": "system", "content": ""},
                                       {"role": "user", "content": "Summarise: cats nap."}], [None], True),
     ],
