@@ -66,6 +66,10 @@ __all__ = [
     "SQUAD_REFUSAL",
     "HH_TRANSCRIPT",
     "HH_TRANSCRIPT_REFUSAL",
+    "GEMINI_CONTENTS_REFUSAL",
+    "BEDROCK_CONVERSATION_REFUSAL",
+    "COHERE_ROLES",
+    "COHERE_ROLES_REFUSAL",
     "SHAREGPT_TOOL_REFUSAL",
     "MULTI_TURN_CONFIG_REFUSAL",
     "MULTI_TURN_ROW_KEYS",
@@ -566,6 +570,31 @@ HH_TRANSCRIPT_REFUSAL = (
     '"gp") | {role: (if .captures[0].string == "Human" then "user" else "assistant" end), content: '
     '(.captures[1].string | gsub("\\\\A\\\\s+|\\\\s+\\\\z"; ""))} | select(.content != "")]}\' FILE > '
     "OUT.jsonl",
+)
+#: Chat rows of other vendors' fine-tuning files, told by their shape and refused by name with the jq that writes them
+#: as OpenAI ``messages`` (each was refused with a generic message naming a field): Vertex AI supervised tuning's
+#: Gemini ``contents`` (``role`` user / model, ``parts`` of ``{text}``; ``systemInstruction``), Amazon Bedrock's
+#: conversation schema (``schemaVersion`` bedrock-conversation-2024: ``system`` and message ``content`` lists of
+#: ``{text}`` with no ``type``), and Cohere's chat fine-tuning roles (``System``, ``User``, ``Chatbot``).
+GEMINI_CONTENTS_REFUSAL = (
+    "a Gemini `contents` row (Vertex AI supervised tuning: `contents` of {`role` user / model, `parts` of {`text`}}, "
+    "`systemInstruction`; no benchmark client's file reader takes it)",
+    'write it as `messages`, e.g. jq -c \'{messages: ([.systemInstruction.parts[]?.text | {role: "system", '
+    'content: .}] + [.contents[] | {role: (if .role == "model" then "assistant" else .role end), content: '
+    '([.parts[].text] | join(""))}])}\' FILE > OUT.jsonl',
+)
+BEDROCK_CONVERSATION_REFUSAL = (
+    "a Bedrock conversation row (Amazon Bedrock fine-tuning's bedrock-conversation-2024 schema: `system` and each "
+    "message's `content` lists of {`text`}, no `type`; no benchmark client's file reader takes it)",
+    'write it as OpenAI `messages`, e.g. jq -c \'{messages: ([.system[]?.text | {role: "system", content: .}] + '
+    '[.messages[] | {role, content: ([.content[].text] | join(""))}])}\' FILE > OUT.jsonl',
+)
+COHERE_ROLES = {"System": "system", "User": "user", "Chatbot": "assistant"}
+COHERE_ROLES_REFUSAL = (
+    "Cohere chat roles (`System`, `User`, `Chatbot`: Cohere's chat fine-tuning files; OpenAI's `messages` roles are "
+    "lower case and `assistant`)",
+    'rename the roles, e.g. jq -c \'.messages |= map(.role |= ({System: "system", User: "user", Chatbot: '
+    '"assistant"}[.] // .))\' FILE > OUT.jsonl',
 )
 #: ``messages`` whose turns are ShareGPT's ``{from, value}`` (no ``role``): LLaMA-Factory's sharegpt layout lets a
 #: dataset name its turns column (hiyouga/LLaMA-Factory data/README.md @908cd68e ``columns.messages``); every benchmark

@@ -27,13 +27,17 @@ from specscope.workload.census import (
     AUTOBENCH_FIX,
     BAILIAN_FIELDS,
     BAILIAN_REFUSAL,
+    BEDROCK_CONVERSATION_REFUSAL,
     CAPYBARA_REFUSAL,
+    COHERE_ROLES,
+    COHERE_ROLES_REFUSAL,
     DAG_REFUSAL,
     DYNAMO_REFUSAL,
     DYNAMO_TRACE_SCHEMA,
     EVERY_ROW_READS,
     FIELD_USE,
     FOREIGN_LAYOUTS,
+    GEMINI_CONTENTS_REFUSAL,
     GUANACO_REFUSAL,
     GUANACO_TRANSCRIPT,
     GUIDELLM_COLUMN_PATTERN,
@@ -295,6 +299,13 @@ def refuse_foreign_layout(where: str, record: object) -> None:
             raise bad_row(where, what, "a prompt or messages per row", fix)
     if _arena_preference(record):
         raise bad_row(where, ARENA_PREFERENCE_REFUSAL[0], "a prompt or messages per row", ARENA_PREFERENCE_REFUSAL[1])
+    for told, (what, fix) in (
+        (_gemini_contents, GEMINI_CONTENTS_REFUSAL),
+        (_bedrock_conversation, BEDROCK_CONVERSATION_REFUSAL),
+        (_cohere_roles, COHERE_ROLES_REFUSAL),
+    ):
+        if told(record):
+            raise bad_row(where, what, "OpenAI `messages` of `role` / `content`", fix)
     if (field := _hh_transcript_field(record)) is not None:
         what, fix = (part.replace("FIELD", field) for part in HH_TRANSCRIPT_REFUSAL)
         raise bad_row(where, what, "a prompt or messages per row", fix)
@@ -334,6 +345,32 @@ def refuse_foreign_layout(where: str, record: object) -> None:
     dag_turns = isinstance(turns, list) and any(isinstance(t, dict) and "messages" in t for t in turns)
     if dag_turns or "orchestrator" in record:
         raise bad_row(where, DAG_REFUSAL[0], "a prompt or messages per row", DAG_REFUSAL[1])
+
+
+def _gemini_contents(record: dict[str, Any]) -> bool:
+    """True for Gemini ``contents`` (:data:`GEMINI_CONTENTS_REFUSAL`): a list of turns that carry ``parts``."""
+    turns = record.get("contents")
+    return isinstance(turns, list) and bool(turns) and all(isinstance(t, dict) and "parts" in t for t in turns)
+
+
+def _bedrock_conversation(record: dict[str, Any]) -> bool:
+    """True for Bedrock's conversation schema (:data:`BEDROCK_CONVERSATION_REFUSAL`): its ``schemaVersion``, or a
+    message ``content`` list of ``{text}`` parts with no ``type``."""
+    if record.get("schemaVersion") == "bedrock-conversation-2024":
+        return True
+    turns = record.get("messages")
+    return isinstance(turns, list) and any(
+        isinstance(t, dict)
+        and isinstance(t.get("content"), list)
+        and any(isinstance(p, dict) and "text" in p and "type" not in p for p in t["content"])
+        for t in turns
+    )
+
+
+def _cohere_roles(record: dict[str, Any]) -> bool:
+    """True for ``messages`` with Cohere's chat roles (:data:`COHERE_ROLES`)."""
+    turns = record.get("messages")
+    return isinstance(turns, list) and any(isinstance(t, dict) and t.get("role") in COHERE_ROLES for t in turns)
 
 
 def _hh_transcript_field(record: dict[str, Any]) -> str | None:
