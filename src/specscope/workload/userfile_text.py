@@ -44,6 +44,7 @@ from specscope.workload.userfile_fields import (
     key_twice,
     refuse_foreign_layout,
 )
+from specscope.workload.userfile_shapes import refuse_public_shape
 
 __all__ = [
     "MAX_INT_DIGITS",
@@ -416,6 +417,7 @@ def refuse_object_file(path: Path, text: str) -> None:
     except (json.JSONDecodeError, RecursionError):
         pass
     refuse_foreign_layout(f"{path}:1", doc)
+    refuse_public_shape(f"{path}:1", doc)
     _refuse_wrapped(f"{path}:1", doc)
     raise bad_row(
         f"{path}:1",
