@@ -87,6 +87,8 @@ def _converted(name: str, tmp_path: Path) -> Path:
         ("bedrock_conversation.jsonl", "a Bedrock conversation row (Amazon Bedrock fine-tuning"),
         # was "turn 0 has role 'System'"
         ("cohere_chat.jsonl", "Cohere chat roles (`System`, `User`, `Chatbot`"),
+        # was "no messages/conversations/... field (keys: ['annotations', 'document_text', ...])"
+        ("nq_simplified.jsonl", "a Natural Questions row (google-research-datasets/natural-questions"),
     ],
 )  # fmt: skip
 def test_public_rows_refused_by_name(name: str, named: str) -> None:
@@ -139,6 +141,7 @@ def test_public_rows_refused_by_name(name: str, named: str) -> None:
                                          {"role": "user", "content": "Name an ocean."}]], [None]),
         ("cohere_chat.jsonl", [[{"role": "system", "content": "Be brief."},
                                 {"role": "user", "content": "Name a sea."}]], [None]),
+        ("nq_simplified.jsonl", [[{"role": "user", "content": "where is the nile river"}]], [None]),
     ],
 )  # fmt: skip
 def test_the_refusals_jq_converts_to_a_file_that_is_read(
