@@ -504,6 +504,13 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "'{prompt: .instruct_prompt, id: .task_id}' FILE > OUT.jsonl",
     ),
     (
+        ("question_text", "document_text"),
+        "a Natural Questions row (google-research-datasets/natural-questions, the simplified train file: "
+        "`question_text`, `document_text` the whole Wikipedia page, `annotations` the answer spans; no prompt field)",
+        "send the question as the prompt, e.g. jq -c '{prompt: .question_text}' FILE > OUT.jsonl (`example_id` is "
+        "wider than jq's numbers keep exact, so it is left out)",
+    ),
+    (
         ("post_id", "history", "human_ref_A"),
         "a Stanford Human Preferences row (stanfordnlp/SHP: `history` the post, `human_ref_A` / `human_ref_B` two "
         "comments answering it, `labels` the preferred one; no prompt field)",

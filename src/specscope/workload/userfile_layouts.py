@@ -153,7 +153,8 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "HH transcript (`\\n\\nHuman: ... \\n\\nAssistant:`: Dahoas/full-hh-rlhf `prompt`); an xLAM row (`query`, "
         "`answers`, `tools`); a CodeFeedback row (`query`, `answer`); a BFCL row (`question` lists of messages, "
         "`function`); a Gemini `contents` row (Vertex AI tuning); a Bedrock conversation row "
-        "(bedrock-conversation-2024); Cohere chat roles (`System`, `User`, `Chatbot`); "
+        "(bedrock-conversation-2024); Cohere chat roles (`System`, `User`, `Chatbot`); a Natural Questions row "
+        "(`question_text`, `document_text`); "
         'the multi-turn benchmark\'s synthetic conversation config (`"filetype": '
         '"generate_conversations"`)',
         "public datasets no benchmark client's file reader takes; a generator's settings",
