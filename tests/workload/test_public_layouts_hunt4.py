@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from clirun import cli
 from paths import DATA
 from specscope.errors import ConfigError
 from specscope.workload.userfile import load_prompt_file
@@ -210,3 +211,22 @@ def test_public_layouts_read_right(name: str, first: list[dict[str, str]], ids: 
     assert got[0].messages == first
     assert [p.meta.get("id") for p in got] == ids
     assert all(("recorded_answer" in p.meta) is recorded_answer for p in got), [sorted(p.meta) for p in got]
+
+
+def test_arc_choices_are_named_with_the_jq_that_joins_them(tmp_path: Path, capsys, monkeypatch) -> None:
+    """allenai/ai2_arc's ``choices`` is an object of ``text`` and ``label`` lists, not MMLU's list of strings: it was
+    named among generic unread fields; it is now named as the choices not sent, with a jq for its shape."""
+    path = HERE / "arc.jsonl"
+    (p,) = load_prompt_file("a", path)
+    assert p.messages == [{"role": "user", "content": "Which is a mammal?"}]
+    assert p.meta["unsent_choice_fields"] == ("choices",)
+    assert p.meta["unread_fields"] == ("answerKey",)
+    code, out, err = cli(["bench", "--workload", f"a={path}", "--dry-run"], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "1 row carries multiple-choice options (choices) that are not sent" in out
+    note = out[out.index("an ARC `choices` object") :]
+    jq = note[note.index("jq ") : note.index("FILE > OUT.jsonl") + len("FILE > OUT.jsonl")]
+    converted = tmp_path / "arc.converted.jsonl"
+    subprocess.run(["sh", "-c", jq.replace("FILE > OUT.jsonl", f"{path} > {converted}")], check=True)
+    (q,) = load_prompt_file("a", converted)
+    assert q.messages == [{"role": "user", "content": "Which is a mammal?\n\nA. shark\nB. whale\nC. trout\nD. eel"}]
