@@ -11,7 +11,12 @@ that converts them, each jq run here and its output read:
 * a Guanaco transcript (timdettmers/openassistant-guanaco: ``text`` of ``### Human: ... ### Assistant: ...`` turns):
   it was sent whole, its recorded answers inside the user's prompt;
 * ShareGPT turns of a tool call or tool result (LLaMA-Factory's ``function_call`` / ``observation`` tags,
-  NousResearch/hermes-function-calling-v1's ``tool``).
+  NousResearch/hermes-function-calling-v1's ``tool``), and ShareGPT ``{from, value}`` turns under ``messages``;
+* WildBench (a one-row file was taken for records wrapped under ``conversation_input``), BigCodeBench, SQuAD's
+  published JSON, Self-Instruct (its instance's input was not sent), Natural Questions;
+* an Anthropic HH transcript in ``prompt`` (Dahoas/full-hh-rlhf: sent with its markers), xLAM, CodeFeedback, BFCL;
+* Gemini ``contents``, Bedrock's conversation schema, Cohere's chat roles;
+* ARC's ``choices`` object, now named as the choices not sent with its own jq.
 
 The layouts of this hunt that were already read right are pinned by their messages, ids and output lengths.
 """
