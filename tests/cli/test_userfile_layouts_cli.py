@@ -155,6 +155,11 @@ REFUSED: dict[str, tuple[str, str, str]] = {
     # Vertex AI "Batch prediction for Cloud Storage": each line a Gemini request under `request`
     "vertex_batch": ("v.jsonl", '{"request": {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}}',
                      ":1: a Vertex AI batch prediction request line"),
+    # timdettmers/openassistant-guanaco's `text` (tests/data/workload_public/guanaco.jsonl, SOURCES.md): was sent whole
+    "guanaco": ("g.jsonl", '{"text": "### Human: MK-Q### Assistant: MK-A"}', ":1: a Guanaco transcript"),
+    # LLaMA-Factory's sharegpt tool tags (tests/data/workload_public/llamafactory_glaive_toolcall.json, SOURCES.md)
+    "sharegpt_tool": ("t.jsonl", '{"conversations": [{"from": "human", "value": "MK-Q"}, {"from": "function_call", '
+                      '"value": "{}"}]}', ":1: a ShareGPT turn of a tool call or tool result (`from` 'function_call'"),
     # json.dump(Dataset.to_dict()), pretty-printed
     "columns": ("cols.json", '{"prompt": ["a", "b"],\n "output_tokens_count": [3, 4]}',
                 ":1: one JSON object of columns (2 values each: output_tokens_count, prompt)"),

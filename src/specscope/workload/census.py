@@ -59,6 +59,18 @@ __all__ = [
     "CHAT_LIST_REFUSALS",
     "GENAI_PERF_INPUTS_REFUSAL",
     "ARENA_PREFERENCE_REFUSAL",
+    "GUANACO_TRANSCRIPT",
+    "GUANACO_REFUSAL",
+    "SHAREGPT_TOOL_TAGS",
+    "SHAREGPT_MESSAGES_REFUSAL",
+    "SQUAD_REFUSAL",
+    "HH_TRANSCRIPT",
+    "HH_TRANSCRIPT_REFUSAL",
+    "GEMINI_CONTENTS_REFUSAL",
+    "BEDROCK_CONVERSATION_REFUSAL",
+    "COHERE_ROLES",
+    "COHERE_ROLES_REFUSAL",
+    "SHAREGPT_TOOL_REFUSAL",
     "MULTI_TURN_CONFIG_REFUSAL",
     "MULTI_TURN_ROW_KEYS",
     "RECORDED_HISTORY_NOTE",
@@ -371,6 +383,35 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         '"Assistant:" dropped), or a single-turn prompt without its markers as `prompt`',
     ),
     (
+        ("question", "answer_0", "answer_1", "quotes_0"),
+        "a WebGPT comparison row (openai/webgpt_comparisons: `question` an object of `full_text`, `id`, `dataset`; "
+        "`answer_0` / `answer_1` two answers with their `quotes_*` and `score_*`)",
+        "send the question's text as the prompt, e.g. jq -c '{prompt: .question.full_text, id: .question.id}' FILE > "
+        "OUT.jsonl (the answers are reference answers, never sent)",
+    ),
+    (
+        ("session_id", "conversation_input"),
+        "a WildBench task row (allenai/WildBench: `conversation_input` the chat up to the user's last turn, as "
+        "messages with `language`, `redacted`, `toxic`; `references`, `checklist` the judge's; no benchmark client's "
+        "file reader takes it)",
+        "write the chat as `messages`, e.g. jq -c '{messages: [.conversation_input[] | {role, content}], id: "
+        ".session_id}' FILE > OUT.jsonl",
+    ),
+    (
+        ("instruction", "instances"),
+        "a Self-Instruct task row (yizhongw/self-instruct: `instruction`, `instances` of {`input`, `output`}; the "
+        "instance's input belongs to the prompt, and Alpaca's reading would send the instruction alone)",
+        "write the instruction with its first instance's input as an Alpaca row, e.g. jq -c '{instruction, input: "
+        ".instances[0].input, id}' FILE > OUT.jsonl",
+    ),
+    (
+        ("id", "question", "function"),
+        "a Berkeley Function-Calling Leaderboard row (gorilla-llm/Berkeley-Function-Calling-Leaderboard: `question` "
+        "a list of turns, each a list of messages; `function` the definitions in BFCL's own types)",
+        "send the first turn's messages, e.g. jq -c '{messages: .question[0], id}' FILE > OUT.jsonl (to send the "
+        "functions, write them as OpenAI function definitions under `tools`)",
+    ),
+    (
         ("custom_id", "method", "url", "body"),
         "an OpenAI Batch API request line (`custom_id`, `method`, `url`, `body`: the input of a batch runner, "
         "vllm-project/vllm vllm/entrypoints/openai/run_batch.py @0056ae7b BatchRequestInput; no benchmark client's "
@@ -442,6 +483,48 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         'split("ASSISTANT:")[0] | ltrimstr("USER: ") | gsub("^\\\\s+|\\\\s+$"; ""))}]}\' FILE > OUT.jsonl',
     ),
     (
+        ("query", "answers", "tools"),
+        "an xLAM function-calling row (Salesforce/xlam-function-calling-60k: `query` the user's request, `answers` and "
+        "`tools` JSON text, the tools' parameters in xLAM's own types, not JSON Schema; no prompt field)",
+        "send the query as the prompt, e.g. jq -c '{prompt: .query, id}' FILE > OUT.jsonl (`answers` are the reference "
+        "calls, never sent; to send tools, write them as OpenAI function definitions)",
+    ),
+    (
+        ("query", "answer"),
+        "a `query` / `answer` row (m-a-p/CodeFeedback-Filtered-Instruction; no benchmark client reads a `query` "
+        "column)",
+        "rename the column to prompt, e.g. jq -c '{prompt: .query}' FILE > OUT.jsonl (`answer` is the reference "
+        "answer, never sent)",
+    ),
+    (
+        ("complete_prompt", "instruct_prompt"),
+        "a BigCodeBench task row (bigcode/bigcodebench: `complete_prompt` the code-completion prompt, "
+        "`instruct_prompt` the chat instruction; no `prompt` field)",
+        "send the chat instruction as the prompt (or `complete_prompt` for the completion split), e.g. jq -c "
+        "'{prompt: .instruct_prompt, id: .task_id}' FILE > OUT.jsonl",
+    ),
+    (
+        ("question_text", "document_text"),
+        "a Natural Questions row (google-research-datasets/natural-questions, the simplified train file: "
+        "`question_text`, `document_text` the whole Wikipedia page, `annotations` the answer spans; no prompt field)",
+        "send the question as the prompt, e.g. jq -c '{prompt: .question_text}' FILE > OUT.jsonl (`example_id` is "
+        "wider than jq's numbers keep exact, so it is left out)",
+    ),
+    (
+        ("post_id", "history", "human_ref_A"),
+        "a Stanford Human Preferences row (stanfordnlp/SHP: `history` the post, `human_ref_A` / `human_ref_B` two "
+        "comments answering it, `labels` the preferred one; no prompt field)",
+        "send the post as the prompt, e.g. jq -c '{prompt: .history, id: .post_id}' FILE > OUT.jsonl (the comments "
+        "are reference answers, never sent)",
+    ),
+    (
+        ("conv_id", "user_input"),
+        "a ToxicChat row (lmsys/toxic-chat: `user_input` the user's prompt, `model_output` the recorded answer, "
+        "`toxicity` / `jailbreaking` labels; no prompt field)",
+        "send the user input as the prompt, e.g. jq -c '{prompt: .user_input, id: .conv_id}' FILE > OUT.jsonl "
+        "(`model_output` is the recorded answer, never sent)",
+    ),
+    (
         ("id", "data"),
         "an `id` / `data` row (stingning/ultrachat: `data` the turns as plain strings, user and assistant "
         "alternating, no roles)",
@@ -460,6 +543,89 @@ CHAT_LIST_REFUSALS: dict[str, tuple[str, str]] = {
         "answer is not sent; its token count is the output length)",
     ),
 }
+#: A ``text`` column holding a whole Guanaco transcript (timdettmers/openassistant-guanaco, the OpenAssistant top-rated
+#: paths of the QLoRA paper: ``### Human: ...### Assistant: ...`` turns, answers included), told by its opening
+#: marker and an answer marker, and the fix. It was sent whole as one user prompt, the recorded answers inside it.
+GUANACO_TRANSCRIPT = ("### Human:", "### Assistant:")
+GUANACO_REFUSAL = (
+    'a Guanaco transcript (timdettmers/openassistant-guanaco: `text` of "### Human: ... ### Assistant: ..." turns, '
+    "the recorded answers inside; GuideLLM's and AIPerf's readers would send it whole as one prompt)",
+    "write its turns as `messages` (the last answer is not sent; its token count is the output length), e.g. "
+    'jq -c \'{messages: [.text | match("### (Human|Assistant): ?(.*?)(?=### (?:Human|Assistant):|\\\\z)"; '
+    '"gp") | {role: (if .captures[0].string == "Human" then "user" else "assistant" end), content: '
+    '(.captures[1].string | gsub("\\\\A\\\\s+|\\\\s+\\\\z"; ""))}]}\' FILE > OUT.jsonl',
+)
+#: The published SQuAD JSON (``version``, ``data`` of articles with ``paragraphs``; told by an article's
+#: ``paragraphs``, as ``{"version", "data": [records]}`` is records wrapped in one object) and the fix. It was refused
+#: as "no messages/conversations/... field (keys: ['data', 'version'])".
+SQUAD_REFUSAL = (
+    "a SQuAD file (rajpurkar/SQuAD-explorer's JSON: `version`, `data` of articles whose `paragraphs` hold a "
+    "`context` and its `qas` questions; not one record per question)",
+    "write each question with its context as a row, e.g. jq -c '.data[].paragraphs[] | .context as $c | .qas[] | "
+    '{prompt: ($c + "\\n\\n" + .question), id}\' FILE > OUT.jsonl',
+)
+#: A text column holding an Anthropic HH transcript (``"\\n\\nHuman: ...\\n\\nAssistant:"``: Dahoas/full-hh-rlhf and
+#: Dahoas/rm-static ``prompt``, as Anthropic/hh-rlhf writes its transcripts), told by its opening ``Human:`` and a
+#: ``\\n\\nAssistant:``, and the fix, ``FIELD`` the column. It was sent as the prompt, markers included; a Nectar row
+#: of the same prompt is refused by name (:data:`UNREAD_DATASET_ROWS`).
+HH_TRANSCRIPT = ("Human:", "\n\nAssistant:")
+HH_TRANSCRIPT_REFUSAL = (
+    'a `FIELD` that is a Human / Assistant transcript ("\\n\\nHuman: ... \\n\\nAssistant:", the Anthropic HH '
+    "format of Dahoas/full-hh-rlhf and Dahoas/rm-static; sent as it is, the model would read the markers as text)",
+    "write its turns as `messages` (the trailing empty `Assistant:` dropped), e.g. jq -c '{messages: [.FIELD | "
+    'match("(?:\\\\A\\\\s*|\\\\n\\\\n)(Human|Assistant): ?(.*?)(?=\\\\n\\\\n(?:Human|Assistant):|\\\\z)"; '
+    '"gp") | {role: (if .captures[0].string == "Human" then "user" else "assistant" end), content: '
+    '(.captures[1].string | gsub("\\\\A\\\\s+|\\\\s+\\\\z"; ""))} | select(.content != "")]}\' FILE > '
+    "OUT.jsonl",
+)
+#: Chat rows of other vendors' fine-tuning files, told by their shape and refused by name with the jq that writes them
+#: as OpenAI ``messages`` (each was refused with a generic message naming a field): Vertex AI supervised tuning's
+#: Gemini ``contents`` (``role`` user / model, ``parts`` of ``{text}``; ``systemInstruction``), Amazon Bedrock's
+#: conversation schema (``schemaVersion`` bedrock-conversation-2024: ``system`` and message ``content`` lists of
+#: ``{text}`` with no ``type``), and Cohere's chat fine-tuning roles (``System``, ``User``, ``Chatbot``).
+GEMINI_CONTENTS_REFUSAL = (
+    "a Gemini `contents` row (Vertex AI supervised tuning: `contents` of {`role` user / model, `parts` of {`text`}}, "
+    "`systemInstruction`; no benchmark client's file reader takes it)",
+    'write it as `messages`, e.g. jq -c \'{messages: ([.systemInstruction.parts[]?.text | {role: "system", '
+    'content: .}] + [.contents[] | {role: (if .role == "model" then "assistant" else .role end), content: '
+    '([.parts[].text] | join(""))}])}\' FILE > OUT.jsonl',
+)
+BEDROCK_CONVERSATION_REFUSAL = (
+    "a Bedrock conversation row (Amazon Bedrock fine-tuning's bedrock-conversation-2024 schema: `system` and each "
+    "message's `content` lists of {`text`}, no `type`; no benchmark client's file reader takes it)",
+    'write it as OpenAI `messages`, e.g. jq -c \'{messages: ([.system[]?.text | {role: "system", content: .}] + '
+    '[.messages[] | {role, content: ([.content[].text] | join(""))}])}\' FILE > OUT.jsonl',
+)
+COHERE_ROLES = {"System": "system", "User": "user", "Chatbot": "assistant"}
+COHERE_ROLES_REFUSAL = (
+    "Cohere chat roles (`System`, `User`, `Chatbot`: Cohere's chat fine-tuning files; OpenAI's `messages` roles are "
+    "lower case and `assistant`)",
+    'rename the roles, e.g. jq -c \'.messages |= map(.role |= ({System: "system", User: "user", Chatbot: '
+    '"assistant"}[.] // .))\' FILE > OUT.jsonl',
+)
+#: ``messages`` whose turns are ShareGPT's ``{from, value}`` (no ``role``): LLaMA-Factory's sharegpt layout lets a
+#: dataset name its turns column (hiyouga/LLaMA-Factory data/README.md @908cd68e ``columns.messages``); every benchmark
+#: client reads ``messages`` as OpenAI's ``{role, content}``. It was refused as "turn 0 has role None".
+SHAREGPT_MESSAGES_REFUSAL = (
+    "ShareGPT turns (`from`, `value`) under `messages` (LLaMA-Factory's sharegpt layout with its `messages` column "
+    "renamed; benchmark clients read `messages` as OpenAI's `role` / `content`)",
+    "rename the column to `conversations`, which is read as ShareGPT, e.g. jq -c '.conversations = .messages | "
+    "del(.messages)' FILE > OUT.jsonl",
+)
+#: ShareGPT ``from`` tags of a recorded tool call or tool result: LLaMA-Factory's ``function_call`` and ``observation``
+#: (hiyouga/LLaMA-Factory data/README.md @908cd68e, the sharegpt tags; ``SharegptDatasetConverter``) and
+#: NousResearch/hermes-function-calling-v1's ``tool``. specscope sends text turns; such a row was refused as "turn 1
+#: has role 'function_call'" with no layout named.
+SHAREGPT_TOOL_TAGS = ("function_call", "observation", "tool")
+SHAREGPT_TOOL_REFUSAL = (
+    "a ShareGPT turn of a tool call or tool result (`from` {tag!r}: LLaMA-Factory's sharegpt `function_call` / "
+    "`observation` tags, hiyouga/LLaMA-Factory data/README.md @908cd68e; NousResearch/hermes-function-calling-v1's "
+    "`tool`; specscope sends text turns)",
+    "keep each conversation up to its first tool turn (a recorded answer before it is the output length), with "
+    '`tools` decoded when it is JSON text, e.g. jq -c \'(if type == "array" then .[] else . end) | .conversations '
+    '|= .[:(map(.from | IN("function_call", "observation", "tool")) | index(true))] | if (.tools | type) == '
+    '"string" then .tools |= fromjson else . end\' FILE > OUT.jsonl',
+)
 #: An Arena human-preference row (lmarena-ai/arena-human-preference-55k, the Kaggle "LMSYS - Chatbot Arena Human
 #: Preference Predictions" train.csv: ``prompt``, ``response_a``, ``response_b`` each the JSON text of a list, one
 #: item per turn) and the fix. Its ``prompt`` was sent as the prompt, brackets and quotes included.

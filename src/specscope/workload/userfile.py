@@ -133,6 +133,7 @@ from specscope.workload.userfile_sessions import (
     sent_verbatim,
     set_turn_lengths,
 )
+from specscope.workload.userfile_shapes import refuse_public_shape
 from specscope.workload.userfile_text import (
     agentic_trace_records,
     array_items,
@@ -477,6 +478,7 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
         raise _bad(where, f"a JSON {type(record).__name__}, not an object", "a JSON object per record")
     meta: dict[str, Any] = {"source": "file", unit: no}
     refuse_foreign_layout(where, record)
+    refuse_public_shape(where, record)
     record, zero_counts = guidellm_columns(_present_fields(sagemaker_record(where, record)))
     record = decoded_messages(arena_record(mt_bench_101_record(where, record)))
     check_row_kind(where, record)

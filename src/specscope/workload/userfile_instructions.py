@@ -70,14 +70,16 @@ def shared_instructions(prompts: list[Prompt]) -> list[Prompt]:
 
 
 #: multiple-choice fields of a ``question`` row: TIGER-Lab/MMLU-Pro's ``options``, cais/mmlu's ``choices`` (lists of
-#: strings)
+#: strings), allenai/ai2_arc's ``choices`` (an object of ``text`` and ``label`` lists)
 CHOICE_FIELDS = ("options", "choices")
 #: what ``bench`` says of them (meta ``unsent_choice_fields``); the jq joins them into the question as "A. ..." lines
 CHOICES_NOTE = (
     "not sent: GuideLLM's column mapper, the peer reader of a `question` row, has no column for them and sends the "
     'question alone, and so does specscope; to send them, join them into the question: jq -c \'.question += "\\n\\n" '
     '+ ([.options | to_entries[] | "\\([.key + 65] | implode). \\(.value)"] | join("\\n")) | del(.options)\' FILE '
-    "> OUT.jsonl (a `choices` row: the same with .choices)"
+    "> OUT.jsonl (a `choices` row: the same with .choices); an ARC `choices` object of `text` and `label` lists "
+    '(allenai/ai2_arc): jq -c \'.question += "\\n\\n" + ([.choices.label, .choices.text] | transpose | map("\\(.[0]). '
+    '\\(.[1])") | join("\\n")) | del(.choices)\' FILE > OUT.jsonl'
 )
 
 
@@ -88,5 +90,17 @@ def unsent_choices(record: dict[str, Any]) -> tuple[str, ...]:
     if not isinstance(record.get("question"), str):
         return ()
     return tuple(
-        k for k in CHOICE_FIELDS if isinstance(v := record.get(k), list) and v and all(isinstance(x, str) for x in v)
+        k for k in CHOICE_FIELDS if _strings(record.get(k)) or (k == "choices" and _arc_choices(record.get(k)))
     )
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(x, str) for x in value)
+
+
+def _arc_choices(value: object) -> bool:
+    """allenai/ai2_arc's ``choices``: ``{"text": [...], "label": [...]}``, two lists of strings of one length."""
+    if not isinstance(value, dict):
+        return False
+    text, label = value.get("text"), value.get("label")
+    return _strings(text) and _strings(label) and isinstance(text, list) and len(text) == len(label or ())

@@ -141,12 +141,31 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "GenAI-Perf's `inputs.json` (`data` [{`payload`: [body]}]); a LLaMA-Factory `tools` string of JSON (an "
         "empty one is no tools); a stingning/ultrachat row (`id`, `data` of plain strings); an Arena "
         "human-preference row (`prompt`, `response_a`, `response_b`, each JSON text of a list); a Nectar row "
-        "(`prompt` a Human/Assistant transcript, `answers`); "
+        "(`prompt` a Human/Assistant transcript, `answers`); a Stanford Human Preferences row (`post_id`, `history`, "
+        "`human_ref_A`: stanfordnlp/SHP); a ToxicChat row (`conv_id`, `user_input`: lmsys/toxic-chat); a WebGPT "
+        "comparison row (`question` an object, `answer_0`, `answer_1`: openai/webgpt_comparisons); a Guanaco "
+        "transcript (`text` of `### Human:` / `### Assistant:` turns: timdettmers/openassistant-guanaco; it was sent "
+        "whole, answers included); ShareGPT turns of a tool call or result (`from` `function_call` / `observation`: "
+        "LLaMA-Factory; `tool`: NousResearch/hermes-function-calling-v1); ShareGPT `{from, value}` turns under "
+        "`messages`; a WildBench task (`session_id`, `conversation_input`: allenai/WildBench); a BigCodeBench task "
+        "(`complete_prompt`, `instruct_prompt`); a SQuAD JSON file (`version`, `data` of `paragraphs`); a "
+        "Self-Instruct task (`instruction`, `instances`: yizhongw/self-instruct); a text column holding an Anthropic "
+        "HH transcript (`\\n\\nHuman: ... \\n\\nAssistant:`: Dahoas/full-hh-rlhf `prompt`); an xLAM row (`query`, "
+        "`answers`, `tools`); a CodeFeedback row (`query`, `answer`); a BFCL row (`question` lists of messages, "
+        "`function`); a Gemini `contents` row (Vertex AI tuning); a Bedrock conversation row "
+        "(bedrock-conversation-2024); Cohere chat roles (`System`, `User`, `Chatbot`); a Natural Questions row "
+        "(`question_text`, `document_text`); "
         'the multi-turn benchmark\'s synthetic conversation config (`"filetype": '
         '"generate_conversations"`)',
         "public datasets no benchmark client's file reader takes; a generator's settings",
         "refused by name before any field is read, with what to write instead (`prompt`, `conversations`, `messages`)",
-        (_REFUSED + "[cnn_dailymail]", _REFUSED + "[vertex_batch]", _REFUSED + "[capybara]"),
+        (
+            _REFUSED + "[cnn_dailymail]",
+            _REFUSED + "[vertex_batch]",
+            _REFUSED + "[capybara]",
+            _REFUSED + "[guanaco]",
+            _REFUSED + "[sharegpt_tool]",
+        ),
     ),
     UserLayout(
         'one JSON object of columns `{"prompt": [...], "output_tokens_count": [...]}`',

@@ -44,6 +44,7 @@ from specscope.workload.userfile_fields import (
     key_twice,
     refuse_foreign_layout,
 )
+from specscope.workload.userfile_shapes import refuse_public_shape
 
 __all__ = [
     "MAX_INT_DIGITS",
@@ -306,6 +307,8 @@ def _records_under(doc: object) -> tuple[str, int] | None:
     for key, value in doc.items():
         if key in _LIST_FIELDS or not isinstance(value, list) or not value:
             continue
+        if all(isinstance(x, dict) and "role" in x for x in value):
+            continue  # a row's own chat messages (WildBench's `conversation_input`), not records
         if all(isinstance(x, dict) for x in value) and any(k in x for x in value for k in _PROMPT_FIELDS):
             return str(key), len(value)
     return None
@@ -414,6 +417,7 @@ def refuse_object_file(path: Path, text: str) -> None:
     except (json.JSONDecodeError, RecursionError):
         pass
     refuse_foreign_layout(f"{path}:1", doc)
+    refuse_public_shape(f"{path}:1", doc)
     _refuse_wrapped(f"{path}:1", doc)
     raise bad_row(
         f"{path}:1",

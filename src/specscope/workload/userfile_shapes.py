@@ -1,0 +1,133 @@
+"""Public dataset rows of a recognisable shape that no benchmark client's file reader takes, or that one would send
+wrong, refused by name with the jq that converts them (issue 36, the wl59 hunt): transcripts in a text column
+(Anthropic HH, Guanaco), other vendors' chat rows (Gemini ``contents``, Bedrock's conversation schema, Cohere's
+roles), SQuAD's published JSON, and ShareGPT turns under ``messages`` or of a tool call. The names, sources and fixes
+live in :mod:`specscope.workload.census`; this module tells the shapes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from specscope.workload.census import (
+    BEDROCK_CONVERSATION_REFUSAL,
+    COHERE_ROLES,
+    COHERE_ROLES_REFUSAL,
+    GEMINI_CONTENTS_REFUSAL,
+    GUANACO_REFUSAL,
+    GUANACO_TRANSCRIPT,
+    HH_TRANSCRIPT,
+    HH_TRANSCRIPT_REFUSAL,
+    MESSAGES_FIELDS,
+    SHAREGPT_FIELDS,
+    SHAREGPT_MESSAGES_REFUSAL,
+    SHAREGPT_TOOL_REFUSAL,
+    SHAREGPT_TOOL_TAGS,
+    SQUAD_REFUSAL,
+)
+from specscope.workload.userfile_fields import bad_row, first_text_field
+
+__all__ = ["refuse_public_shape"]
+
+
+def refuse_public_shape(where: str, record: object) -> None:
+    """Refuse a row of one of this module's shapes by its name, before any field of it is read as another layout's.
+
+    Raises:
+        ConfigError: what the row is, its source, and the jq that converts it.
+    """
+    if not isinstance(record, dict):
+        return
+    for told, (what, fix) in (
+        (_gemini_contents, GEMINI_CONTENTS_REFUSAL),
+        (_bedrock_conversation, BEDROCK_CONVERSATION_REFUSAL),
+        (_cohere_roles, COHERE_ROLES_REFUSAL),
+    ):
+        if told(record):
+            raise bad_row(where, what, "OpenAI `messages` of `role` / `content`", fix)
+    if (field := _hh_transcript_field(record)) is not None:
+        what, fix = (part.replace("FIELD", field) for part in HH_TRANSCRIPT_REFUSAL)
+        raise bad_row(where, what, "a prompt or messages per row", fix)
+    if _guanaco_transcript(record):
+        raise bad_row(where, GUANACO_REFUSAL[0], "a prompt or messages per row", GUANACO_REFUSAL[1])
+    articles = record.get("data")
+    if isinstance(articles, list) and any(isinstance(a, dict) and "paragraphs" in a for a in articles):
+        raise bad_row(where, SQUAD_REFUSAL[0], "a prompt or messages per row", SQUAD_REFUSAL[1])
+    if _sharegpt_messages(record):
+        raise bad_row(
+            where, SHAREGPT_MESSAGES_REFUSAL[0], "`messages` of `role` / `content`", SHAREGPT_MESSAGES_REFUSAL[1]
+        )
+    if (tag := _sharegpt_tool_tag(record)) is not None:
+        what = SHAREGPT_TOOL_REFUSAL[0].format(tag=tag)
+        raise bad_row(where, what, "text turns (human, gpt, system)", SHAREGPT_TOOL_REFUSAL[1])
+
+
+def _gemini_contents(record: dict[str, Any]) -> bool:
+    """True for Gemini ``contents`` (:data:`GEMINI_CONTENTS_REFUSAL`): a list of turns that carry ``parts``."""
+    turns = record.get("contents")
+    return isinstance(turns, list) and bool(turns) and all(isinstance(t, dict) and "parts" in t for t in turns)
+
+
+def _bedrock_conversation(record: dict[str, Any]) -> bool:
+    """True for Bedrock's conversation schema (:data:`BEDROCK_CONVERSATION_REFUSAL`): its ``schemaVersion``, or a
+    message ``content`` list of ``{text}`` parts with no ``type``."""
+    if record.get("schemaVersion") == "bedrock-conversation-2024":
+        return True
+    turns = record.get("messages")
+    return isinstance(turns, list) and any(
+        isinstance(t, dict)
+        and isinstance(t.get("content"), list)
+        and any(isinstance(p, dict) and "text" in p and "type" not in p for p in t["content"])
+        for t in turns
+    )
+
+
+def _cohere_roles(record: dict[str, Any]) -> bool:
+    """True for ``messages`` with Cohere's chat roles (:data:`COHERE_ROLES`)."""
+    turns = record.get("messages")
+    return isinstance(turns, list) and any(isinstance(t, dict) and t.get("role") in COHERE_ROLES for t in turns)
+
+
+def _hh_transcript_field(record: dict[str, Any]) -> str | None:
+    """The row's prompt column when it holds an Anthropic HH transcript (:data:`HH_TRANSCRIPT`: it opens with
+    ``Human:`` and carries a ``\\n\\nAssistant:``), with no messages or conversations beside it; else None."""
+    if any(k in record for k in (*MESSAGES_FIELDS, *SHAREGPT_FIELDS)):
+        return None
+    field = first_text_field(record)
+    text = record.get(field) if field is not None else None
+    human, assistant = HH_TRANSCRIPT
+    if isinstance(text, str) and text.lstrip().startswith(human) and assistant in text:
+        return field
+    return None
+
+
+def _guanaco_transcript(record: dict[str, Any]) -> bool:
+    """True for a row whose prompt column is ``text`` holding a Guanaco transcript (:data:`GUANACO_TRANSCRIPT`: it
+    opens with the user's marker and carries an answer's), with no messages or conversations beside it."""
+    if any(k in record for k in (*MESSAGES_FIELDS, *SHAREGPT_FIELDS)) or first_text_field(record) != "text":
+        return False
+    text = record["text"]
+    human, assistant = GUANACO_TRANSCRIPT
+    return isinstance(text, str) and text.lstrip().startswith(human) and assistant in text
+
+
+def _sharegpt_messages(record: dict[str, Any]) -> bool:
+    """True for ``messages`` whose turns are all ShareGPT's ``{from, value}`` with no ``role``
+    (:data:`SHAREGPT_MESSAGES_REFUSAL`)."""
+    turns = record.get("messages")
+    return (
+        isinstance(turns, list)
+        and bool(turns)
+        and all(isinstance(t, dict) and "from" in t and "value" in t and "role" not in t for t in turns)
+    )
+
+
+def _sharegpt_tool_tag(record: dict[str, Any]) -> str | None:
+    """The first ShareGPT ``from`` tag of a tool call or result (:data:`SHAREGPT_TOOL_TAGS`) in the row's
+    conversations, else None."""
+    for field in SHAREGPT_FIELDS:
+        turns = record.get(field)
+        if isinstance(turns, list):
+            for turn in turns:
+                if isinstance(turn, dict) and turn.get("from") in SHAREGPT_TOOL_TAGS:
+                    return str(turn["from"])
+    return None

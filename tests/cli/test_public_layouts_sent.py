@@ -1,0 +1,98 @@
+"""Issue 36, "Done when": public dataset files of the wl59 hunt sent through ``bench --workload`` against the truth
+server, whose log is compared row by row with the messages and output lengths each row must get. The truth server's
+``/tokenize`` counts words, so a recorded answer of N words asks for N tokens; a row with no recorded answer asks for
+``--max-tokens``. A file that specscope refuses is sent here as its refusal's own jq converts it
+(tests/workload/test_public_layouts_hunt4.py holds the refusals)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clirun import cli
+from paths import DATA
+from sent_rows import measured
+from specscope.errors import ConfigError
+from specscope.truth import TruthScript, TruthServer
+from specscope.workload.userfile import load_prompt_file
+
+HERE = DATA / "workload_public"
+SYSTEM = "You are a helpful assistant, who always provide explanation."
+
+
+def _user(text: str) -> dict[str, str]:
+    return {"role": "user", "content": text}
+
+
+def _converted(name: str, tmp_path: Path) -> Path:
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("a", HERE / name)
+    fix = err.value.fix or ""
+    jq = fix[fix.index("jq ") : fix.index("FILE > OUT.jsonl") + len("FILE > OUT.jsonl")]
+    out = tmp_path / f"{Path(name).stem}.converted.jsonl"
+    subprocess.run(["sh", "-c", jq.replace("FILE > OUT.jsonl", f"{HERE / name} > {out}")], check=True)
+    return out
+
+
+#: file (or a refused file, converted) -> every request its rows must make: (messages, max_tokens)
+CASES: dict[str, list[tuple[list[dict[str, str]], int]]] = {
+    "openorca.jsonl": [
+        ([_user("Name the largest planet.")], 40),
+        ([{"role": "system", "content": SYSTEM}, _user("Is ice cold?")], 40),
+        ([{"role": "system", "content": SYSTEM}, _user("Why is the sky blue?")], 40),
+    ],
+    # recorded answers "One, two, three." (3 words)
+    "slimorca.jsonl": [([{"role": "system", "content": "You are an AI assistant."}, _user("Count to three.")], 3)],
+    # "Drops on the tin roof" (5), "Shakespeare, sadly." (2)
+    "no_robots.jsonl": [
+        ([_user("Write a haiku about rain.")], 5),
+        ([{"role": "system", "content": "You are Marvin, a sad robot."}, _user("Who wrote Hamlet?")], 2),
+    ],
+    # "49." (1), "tac" (1)
+    "openhermes25.json": [
+        ([_user("Every day, a tree drops 7 leaves. How many in a week?")], 1),
+        ([{"role": "system", "content": "You are a helpful assistant."}, _user("Spell cat backwards.")], 1),
+    ],
+    # the last answers "It is a classic." (4) and "4." (1); the first row ends with a user turn
+    "guanaco.jsonl": [
+        ([_user("Show a heading.\n### Title\nok"), {"role": "assistant", "content": "Here:\n### Title"},
+          _user("Thanks")], 40),
+        ([_user("Can you recommend a book?"), {"role": "assistant", "content": "Try 'Dune'."}, _user("Why?")], 4),
+        ([_user("What is 2+2?")], 1),
+    ],
+    # the recorded tool call '<tool_call>{"name": "weather"}</tool_call>' (2 words) before the tool turn
+    "hermes_function_calling.jsonl": [
+        ([{"role": "system", "content": "You are a function calling AI model. <tools>[]</tools>"},
+          _user("What's the weather in Paris?")], 2),
+    ],
+    "toxicchat.jsonl": [([_user("Tell me a joke about ducks.")], 40)],
+    "squad_v1.json": [([_user("The Nile is in Africa.\n\nWhere is the Nile?")], 40)],
+    # prompts up to the answer: no recorded answer, so --max-tokens
+    "full_hh_rlhf.jsonl": [
+        ([_user("What is a good name for a dog?")], 40),
+        ([_user("Hi, can you help?"), {"role": "assistant", "content": "Sure."}, _user("Name a dog.")], 40),
+    ],
+}  # fmt: skip
+REFUSED = ("guanaco.jsonl", "hermes_function_calling.jsonl", "toxicchat.jsonl", "squad_v1.json", "full_hh_rlhf.jsonl")
+
+
+def _requests(log: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    return sorted((json.dumps(r["messages"]), r["max_tokens"]) for r in measured(log))
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_public_rows_reach_the_server_as_their_messages_and_lengths(
+    name: str, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    path = _converted(name, tmp_path) if name in REFUSED else HERE / name
+    with TruthServer(TruthScript(serve_tokenizer=True)) as ts:
+        argv = ["bench", "--server", f"base={ts.base_url}", "--workload", f"x={path}", "--max-concurrency", "1"]
+        argv += ["--repeats", "1", "--max-tokens", "40", "--out", tmp_path / "runs"]
+        code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+        log = ts.served()
+    assert code == 0, err
+    assert _requests(log) == sorted((json.dumps(m), n) for m, n in CASES[name])
