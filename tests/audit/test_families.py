@@ -313,6 +313,56 @@ def _glm_ocr() -> Case:
     return Case("glm_ocr_mtp", shapes, cfg, p + "enorm.weight", "the unquantized original", shareable, glue=tuple(glue))
 
 
+#: DeepSeek-V2 MLA attention of an EAGLE-3 layer 0 over [embedding; hidden] (vLLM deepseek_eagle3.py @03590193:
+#: DeepseekV2MLAAttention with input_size 2 * hidden for layer 0; q_lora_rank 8, kv_lora_rank 8, rope 4, nope 4, v 4,
+#: 2 heads), a dense MLP, the two norms and EAGLE-3's hidden_norm.
+def _eagle3_mla_layer(prefix: str) -> dict[str, list[int]]:
+    t = {
+        "input_layernorm.weight": [H],
+        "post_attention_layernorm.weight": [H],
+        "hidden_norm.weight": [H],
+        "self_attn.q_a_proj.weight": [8, 2 * H],
+        "self_attn.q_a_layernorm.weight": [8],
+        "self_attn.q_b_proj.weight": [2 * 8, 8],
+        "self_attn.kv_a_proj_with_mqa.weight": [8 + 4, 2 * H],
+        "self_attn.kv_a_layernorm.weight": [8],
+        "self_attn.kv_b_proj.weight": [2 * 8, 8],
+        "self_attn.o_proj.weight": [H, 2 * 4],
+        "mlp.gate_proj.weight": [I, H],
+        "mlp.up_proj.weight": [I, H],
+        "mlp.down_proj.weight": [H, I],
+    }
+    return {prefix + k: v for k, v in t.items()}
+
+
+def _eagle3_deepseek() -> Case:
+    """EAGLE-3 over DeepSeek-V2 MLA (vLLM deepseek_eagle3.py @03590193 Eagle3DeepseekV2ForCausalLM; SGLang
+    kimi_k25_eagle3.py @054a1cef, the kimi-k2.5-eagle3-mla checkpoints): fc [hidden, 3*target_hidden], norm, lm_head
+    [draft_vocab_size, hidden], midlayer.* (renamed layers.0.)."""
+    shapes = {"fc.weight": [H, 3 * H], "norm.weight": [H], "lm_head.weight": [V, H]}
+    shapes |= _eagle3_mla_layer("midlayer.")
+    cfg = {**dense_config(1, V), "architectures": ["Eagle3DeepseekV3ForCausalLM"], "model_type": "deepseek_v3"}
+    cfg |= {"draft_vocab_size": V, "q_lora_rank": 8, "kv_lora_rank": 8, "qk_rope_head_dim": 4}
+    cfg |= {"qk_nope_head_dim": 4, "v_head_dim": 4, "num_attention_heads": 2}
+    glue = ("fc.weight", "midlayer.hidden_norm.weight")
+    return Case("eagle3_deepseek", shapes, cfg, "midlayer.self_attn.kv_b_proj.weight", "the draft's publisher",
+                {"embed_tokens.weight": [V, H]}, glue=glue)
+
+
+def _eagle_mistral() -> Case:
+    """SGLang's MistralForCausalLMEagle (mistral_eagle.py @03ba820e): Mistral-native names, eagle_linear the fc
+    [hidden, 2*hidden], layers.{i} with attention_norm (layer 0 included), attention.wq/wk/wv/wo, ffn_norm,
+    feed_forward.w1/w2/w3, norm; tok_embeddings and output are the target's."""
+    shapes: dict[str, list[int]] = {"eagle_linear.weight": [H, 2 * H], "norm.weight": [H]}
+    own = {"attention_norm.weight": [H], "ffn_norm.weight": [H], "attention.wq.weight": [H, H]}
+    own |= {"attention.wk.weight": [8, H], "attention.wv.weight": [8, H], "attention.wo.weight": [H, H]}
+    own |= {"feed_forward.w1.weight": [I, H], "feed_forward.w3.weight": [I, H], "feed_forward.w2.weight": [H, I]}
+    shapes |= {"layers.0." + k: v for k, v in own.items()}
+    cfg = {**dense_config(1, V), "architectures": ["MistralForCausalLMEagle"], "model_type": "mistral"}
+    return Case("eagle_mistral", shapes, cfg, "layers.0.attention.wk.weight", "the draft's publisher",
+                glue=("eagle_linear.weight",))
+
+
 def _cases() -> list[Case]:
     mimo, mimo_cfg = _mtp_main("mimo")
     m = "model.mtp_layers.0."
@@ -378,6 +428,8 @@ def _cases() -> list[Case]:
             "eagle_llama4", "EagleLlama4ForCausalLM", {"fc.weight": [H, 2 * H], "norm.weight": [H]}, "feed_forward."
         ),
         _eagle_minicpm(),
+        _eagle3_deepseek(),
+        _eagle_mistral(),
         _eagle_target_numbered(
             "eagle_deepseek",
             "EagleDeepSeekMTPModel",
