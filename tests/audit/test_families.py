@@ -345,8 +345,15 @@ def _eagle3_deepseek() -> Case:
     cfg |= {"draft_vocab_size": V, "q_lora_rank": 8, "kv_lora_rank": 8, "qk_rope_head_dim": 4}
     cfg |= {"qk_nope_head_dim": 4, "v_head_dim": 4, "num_attention_heads": 2}
     glue = ("fc.weight", "midlayer.hidden_norm.weight")
-    return Case("eagle3_deepseek", shapes, cfg, "midlayer.self_attn.kv_b_proj.weight", "the draft's publisher",
-                {"embed_tokens.weight": [V, H]}, glue=glue)
+    return Case(
+        "eagle3_deepseek",
+        shapes,
+        cfg,
+        "midlayer.self_attn.kv_b_proj.weight",
+        "the draft's publisher",
+        {"embed_tokens.weight": [V, H]},
+        glue=glue,
+    )
 
 
 def _eagle_mistral() -> Case:
@@ -359,8 +366,14 @@ def _eagle_mistral() -> Case:
     own |= {"feed_forward.w1.weight": [I, H], "feed_forward.w3.weight": [I, H], "feed_forward.w2.weight": [H, I]}
     shapes |= {"layers.0." + k: v for k, v in own.items()}
     cfg = {**dense_config(1, V), "architectures": ["MistralForCausalLMEagle"], "model_type": "mistral"}
-    return Case("eagle_mistral", shapes, cfg, "layers.0.attention.wk.weight", "the draft's publisher",
-                glue=("eagle_linear.weight",))
+    return Case(
+        "eagle_mistral",
+        shapes,
+        cfg,
+        "layers.0.attention.wk.weight",
+        "the draft's publisher",
+        glue=("eagle_linear.weight",),
+    )
 
 
 def _cases() -> list[Case]:

@@ -34,6 +34,7 @@ __all__ = [
     "FUSED_SPELLINGS",
     "config_int",
     "declared_architectures",
+    "EAGLE3_FUSION_FAMILIES",
     "Eagle3Fusion",
     "eagle3_fusion",
     "eagle_para_norms_declared",
@@ -135,8 +136,8 @@ class Family:
     #: name endings the loader skips when it has no parameter for them, where it raises on other names (``.bias``)
     unread_skipped: tuple[str, ...] = ()
     #: names (a prefix ends in ".", ``{i}`` any layer index) of which a draft in the family's layout holds one
-    #: (the plain draft model's Llama layout: ``model.norm.weight``, ``model.layers.{i}.mlp.``); none held: another
-    #: architecture's own layout, not judged (:func:`in_family_layout`)
+    #: (the plain draft model's Llama layout: ``model.norm.weight``, ``model.layers.{i}.mlp.down_proj.``); none held:
+    #: another architecture's own layout, not judged (:func:`in_family_layout`)
     layout_marks: tuple[str, ...] = ()
     #: (stored prefix, the loader's prefix) pairs of another spelling of the family's own names (the speculators
     #: format's EAGLE-1 ``fusion_fc.`` for ``fc.``): a stored name so spelled is judged as the loader's name
@@ -612,9 +613,20 @@ class Eagle3Fusion:
         return ("fc.weight",) + (("input_norm.weight",) if self.norm_before_fc else ()) + fc_norms
 
 
-def eagle3_fusion(cfg: dict[str, Any] | None) -> Eagle3Fusion:
-    """:class:`Eagle3Fusion` of an EAGLE-3 draft config (the top level, and its ``eagle_config``)."""
+#: The families whose fc fuses EAGLE-3's auxiliary target states (:func:`eagle3_fusion`).
+EAGLE3_FUSION_FAMILIES = ("eagle3", "eagle3_deepseek")
+
+
+def eagle3_fusion(cfg: dict[str, Any] | None, family_key: str = "eagle3") -> Eagle3Fusion:
+    """:class:`Eagle3Fusion` of an EAGLE-3 draft config (the top level, and its ``eagle_config``). For the DeepSeek
+    MLA variant (``eagle3_deepseek``: vLLM deepseek_eagle3.py @03590193) fc is always built, over the same ``n_aux``
+    states, with ``fc_norm`` read and neither ``norm_before_fc`` nor ``use_aux_hidden_state``."""
     top = cfg or {}
+    if family_key == "eagle3_deepseek":
+        nested = top.get("eagle_config")
+        ids = nested.get("eagle_aux_hidden_state_layer_ids") if isinstance(nested, dict) else None
+        n = config_int(top, "num_aux_hidden_states") or (len(ids) if isinstance(ids, list) and ids else 3)
+        return Eagle3Fusion(True, False, bool(top.get("fc_norm", False)), n)
     nested = top.get("eagle_config")
     eagle = nested if isinstance(nested, dict) else {}
     before = bool(eagle.get("norm_before_fc", top.get("norm_before_fc", False)))
@@ -738,8 +750,8 @@ def draft_layout(
         head_names = list(fam.head)
         if fam.vocab_map == "eagle3" and _int(tc, "draft_vocab_size") in (0, _int(tc, "vocab_size")):
             head_names.remove("lm_head.weight")  # a full-vocabulary head is the target's when the draft has none
-        if fam.key == "eagle3":  # fc and its optional norms as the config declares them (Eagle3Fusion)
-            head_names = [n for n in head_names if n != "fc.weight"] + list(eagle3_fusion(cfg).required)
+        if fam.key in EAGLE3_FUSION_FAMILIES:  # fc and its optional norms as the config declares them
+            head_names = [n for n in head_names if n != "fc.weight"] + list(eagle3_fusion(cfg, fam.key).required)
         if fam.key == "eagle" and eagle_para_norms_declared(cfg):  # built, and never loaded when absent
             head_names += list(EAGLE_PARA_NORMS)
         glued = layer_prefixes[:1] if fam.glue_first_layer_only else layer_prefixes

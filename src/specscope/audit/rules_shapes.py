@@ -40,6 +40,7 @@ from typing import Any
 
 from specscope.audit.archdoc import draft_row_for
 from specscope.audit.architectures import (
+    EAGLE3_FUSION_FAMILIES,
     DraftLayout,
     alias_name,
     config_int,
@@ -131,7 +132,7 @@ def target_width(cfg: dict[str, Any], layout: DraftLayout) -> tuple[int | None, 
     hidden = config_int(cfg, "hidden_size")
     if layout.family.key == "mlp_speculator" and config_int(cfg, "emb_dim") is not None:
         return config_int(cfg, "emb_dim"), "emb_dim"
-    if layout.family.key in ("eagle3", "dflash"):
+    if layout.family.key in (*EAGLE3_FUSION_FAMILIES, "dflash"):
         t = config_int(cfg, "target_hidden_size")
         return (t, "target_hidden_size") if t is not None else (hidden, "hidden_size")
     return hidden, "hidden_size"
@@ -144,14 +145,16 @@ def _fc_want(cfg: dict[str, Any], layout: DraftLayout) -> tuple[int, str] | None
     if hidden is None or width is None:
         return None
     fam = layout.family.key
-    if fam == "eagle":
-        return 2 * hidden, f"2 x hidden_size {hidden} (vLLM llama_eagle.py)"
-    if fam == "eagle3":
-        fusion = eagle3_fusion(cfg)
+    if fam in ("eagle", "eagle_mistral"):
+        src = "vLLM llama_eagle.py" if fam == "eagle" else "the Mistral EAGLE loader, mistral_eagle.py"
+        return 2 * hidden, f"2 x hidden_size {hidden} ({src})"
+    if fam in EAGLE3_FUSION_FAMILIES:
+        fusion = eagle3_fusion(cfg, fam)
         if not fusion.use_aux:
             return None  # no fc is built (eagle_config.use_aux_hidden_state false)
         n = fusion.n_aux
-        return n * width, f"{n} x {key} {width} (vLLM llama_eagle3.py)"
+        src = "vLLM llama_eagle3.py" if fam == "eagle3" else "deepseek_eagle3.py"
+        return n * width, f"{n} x {key} {width} ({src})"
     if fam == "dflash":
         key_ids, ids = dflash_layer_ids(cfg)
         n, what = (
@@ -380,7 +383,8 @@ def _check_fc(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     cfg = ck.text_config
     want = _fc_want(cfg, layout)
     hidden = config_int(cfg, "hidden_size")
-    name = next((n for n in ck.tensors() if alias_name(layout.family, n) == "fc.weight"), None)
+    fc = layout.family.fusion or "fc.weight"  # eagle_linear.weight in Mistral's native names
+    name = next((n for n in ck.tensors() if alias_name(layout.family, n) == fc), None)
     info = ck.tensor(name) if name else None
     if want is None or info is None or name is None or hidden is None or len(info.shape) != 2:
         return []

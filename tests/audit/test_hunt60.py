@@ -1,0 +1,154 @@
+"""Round 60 of the new-user checkpoint hunt (issue 36): draft layouts the census did not hold, audited the way a user
+runs ``specscope audit TARGET --draft DRAFT``, with the loader's own tensor names (shapes shrunk to ``H``).
+
+- EAGLE-3 over DeepSeek-V2 MLA (vLLM deepseek_eagle3.py @03590193, SGLang kimi_k25_eagle3.py @054a1cef) and SGLang's
+  Mistral-native EAGLE (mistral_eagle.py @03ba820e): census rows ``eagle3_deepseek`` / ``eagle_mistral``; their
+  complete / glue-removed cases live in tests/audit/test_families.py, the shape rules they share with EAGLE-3 here.
+- Small causal LMs used as ``--draft`` (vLLM draft_model.py runs them whole with their own loader): Phi-2
+  (phi.py: model.final_layernorm, mlp.fc1 / fc2, self_attn.dense), Phi-3 (phi3: fused qkv_proj / gate_up_proj),
+  Gemma-2 (four norms a layer, tied embeddings), OPT (decoder.* and model.decoder.*), Qwen2.5 (q/k/v biases, tied).
+  Each complete draft exits 0, or carries the named DRAFT_FORMAT_UNKNOWN/own-layout warning when no rule knows its
+  layout; never another family's missing-tensor error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from specscope.audit import audit_checkpoint
+
+from .ckmaker import H, I, dense_config, dense_model, write
+from .test_families import CASES, V
+
+
+def _draft_pair(tmp_path: Path, d_shapes: dict, d_cfg: dict, t_shapes: dict | None = None, t_cfg: dict | None = None):
+    target = write(tmp_path / "target", t_shapes or dense_model(2, V), t_cfg or dense_config(2, V))
+    return audit_checkpoint(target, draft=write(tmp_path / "draft", d_shapes, d_cfg))
+
+
+def test_eagle3_deepseek_fc_width_is_n_aux_times_the_targets_hidden(tmp_path: Path) -> None:
+    """vLLM deepseek_eagle3.py @03590193 builds fc [hidden, target_hidden * n_aux] (n_aux 3 when nothing declares
+    it): an EAGLE-1-width fc [hidden, 2*hidden] fails the load."""
+    case = CASES["eagle3_deepseek"]
+    r = _draft_pair(tmp_path, {**case.shapes, "fc.weight": [H, 2 * H]}, case.config)
+    (f,) = r.errors
+    assert f.code == "DRAFT_FC_SHAPE" and "fc.weight" in f.message and str(3 * H) in f.message, f.message
+
+
+def test_eagle3_deepseek_declared_fc_norm_is_required(tmp_path: Path) -> None:
+    """``fc_norm`` true: one RMSNorm [target_hidden] per auxiliary state (deepseek_eagle3.py @03590193, SGLang
+    kimi_k25_eagle3.py @054a1cef, the eagle3.1 layout); a draft without them is missing them."""
+    case = CASES["eagle3_deepseek"]
+    r = _draft_pair(tmp_path, case.shapes, {**case.config, "fc_norm": True})
+    (f,) = r.errors
+    assert f.code == "DRAFT_TENSORS_MISSING" and "missing: fc_norm.0.weight, fc_norm.1.weight, fc_norm.2.weight" in (
+        f.message
+    )
+    norms = {f"fc_norm.{i}.weight": [H] for i in range(3)}
+    r = _draft_pair(tmp_path / "with", {**case.shapes, **norms}, {**case.config, "fc_norm": True})
+    assert r.errors == [], [(f.code, f.message) for f in r.errors]
+
+
+def test_eagle_mistral_fusion_width(tmp_path: Path) -> None:
+    """SGLang mistral_eagle.py @03ba820e: eagle_linear is fc [hidden, 2*hidden]."""
+    case = CASES["eagle_mistral"]
+    r = _draft_pair(tmp_path, {**case.shapes, "eagle_linear.weight": [H, H]}, case.config)
+    assert [f.code for f in r.errors] == ["DRAFT_FC_SHAPE"], [(f.code, f.message) for f in r.errors]
+    assert "eagle_linear.weight" in r.errors[0].message
+
+
+def _phi2(layers: int) -> tuple[dict[str, list[int]], dict]:
+    """microsoft/phi-2 as transformers / vLLM phi.py name it: model.final_layernorm (weight and bias), layers of
+    input_layernorm, self_attn.{q,k,v}_proj and self_attn.dense with biases, mlp.fc1 / fc2; lm_head with a bias."""
+    shapes = {"model.embed_tokens.weight": [V, H], "model.final_layernorm.weight": [H]}
+    shapes |= {"model.final_layernorm.bias": [H], "lm_head.weight": [V, H], "lm_head.bias": [V]}
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        shapes |= {p + "input_layernorm.weight": [H], p + "input_layernorm.bias": [H]}
+        for x in ("q_proj", "k_proj", "v_proj", "dense"):
+            shapes |= {f"{p}self_attn.{x}.weight": [H, H], f"{p}self_attn.{x}.bias": [H]}
+        shapes |= {p + "mlp.fc1.weight": [I, H], p + "mlp.fc1.bias": [I], p + "mlp.fc2.weight": [H, I]}
+        shapes[p + "mlp.fc2.bias"] = [H]
+    cfg = {"architectures": ["PhiForCausalLM"], "model_type": "phi", "hidden_size": H, "vocab_size": V}
+    return shapes, cfg | {"num_hidden_layers": layers, "intermediate_size": I, "tie_word_embeddings": False}
+
+
+def _phi3(layers: int) -> tuple[dict[str, list[int]], dict]:
+    """Phi-3 (vLLM phi3 over llama.py with fused spellings): model.norm, qkv_proj, o_proj, gate_up_proj, down_proj."""
+    shapes = {"model.embed_tokens.weight": [V, H], "model.norm.weight": [H], "lm_head.weight": [V, H]}
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        shapes |= {p + "input_layernorm.weight": [H], p + "post_attention_layernorm.weight": [H]}
+        shapes |= {p + "self_attn.qkv_proj.weight": [3 * H, H], p + "self_attn.o_proj.weight": [H, H]}
+        shapes |= {p + "mlp.gate_up_proj.weight": [2 * I, H], p + "mlp.down_proj.weight": [H, I]}
+    cfg = {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", "hidden_size": H, "vocab_size": V}
+    return shapes, cfg | {"num_hidden_layers": layers, "intermediate_size": I, "tie_word_embeddings": False}
+
+
+def _gemma2(layers: int) -> tuple[dict[str, list[int]], dict]:
+    """google/gemma-2-2b: four norms a layer (input, post_attention, pre_feedforward, post_feedforward), tied."""
+    shapes = dense_model(layers, V)
+    del shapes["lm_head.weight"]
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        shapes |= {p + "pre_feedforward_layernorm.weight": [H], p + "post_feedforward_layernorm.weight": [H]}
+    cfg = dense_config(layers, V, architectures=["Gemma2ForCausalLM"], model_type="gemma2", tie_word_embeddings=True)
+    return shapes, cfg
+
+
+def _opt(layers: int, prefix: str = "") -> tuple[dict[str, list[int]], dict]:
+    """facebook/opt-125m: decoder.* (as its checkpoint stores them; model.decoder.* in a re-export), learned
+    positions, biased projections, fc1 / fc2, final_layer_norm; tied."""
+    d = prefix + "decoder."
+    shapes = {d + "embed_tokens.weight": [V, H], d + "embed_positions.weight": [66, H]}
+    shapes |= {d + "final_layer_norm.weight": [H], d + "final_layer_norm.bias": [H]}
+    for i in range(layers):
+        p = f"{d}layers.{i}."
+        for x in ("q_proj", "k_proj", "v_proj", "out_proj"):
+            shapes |= {f"{p}self_attn.{x}.weight": [H, H], f"{p}self_attn.{x}.bias": [H]}
+        for n in ("self_attn_layer_norm", "final_layer_norm"):
+            shapes |= {f"{p}{n}.weight": [H], f"{p}{n}.bias": [H]}
+        shapes |= {p + "fc1.weight": [I, H], p + "fc1.bias": [I], p + "fc2.weight": [H, I], p + "fc2.bias": [H]}
+    cfg = {"architectures": ["OPTForCausalLM"], "model_type": "opt", "hidden_size": H, "vocab_size": V}
+    return shapes, cfg | {"num_hidden_layers": layers, "ffn_dim": I, "tie_word_embeddings": True}
+
+
+def _qwen25(layers: int) -> tuple[dict[str, list[int]], dict]:
+    """Qwen/Qwen2.5-0.5B: the Llama layout with q/k/v biases and tied embeddings."""
+    shapes = dense_model(layers, V)
+    del shapes["lm_head.weight"]
+    for i in range(layers):
+        shapes |= {f"model.layers.{i}.self_attn.{x}_proj.bias": [H if x == "q" else 8] for x in "qkv"}
+    cfg = dense_config(layers, V, architectures=["Qwen2ForCausalLM"], model_type="qwen2", tie_word_embeddings=True)
+    return shapes, cfg
+
+
+SMALL_DRAFTS = {
+    "phi2": (_phi2, "own-layout"),
+    "phi3": (_phi3, ""),
+    "gemma2": (_gemma2, ""),
+    "opt": (_opt, "own-layout"),
+    "opt_model_prefix": (lambda n: _opt(n, "model."), "own-layout"),
+    "qwen2_5": (_qwen25, ""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SMALL_DRAFTS))
+def test_a_small_causal_lm_draft_is_never_judged_by_another_layout(tmp_path: Path, name: str) -> None:
+    """A complete draft paired with a target of its own family: exit 0 and no error; a layout no rule knows is the
+    named DRAFT_FORMAT_UNKNOWN/own-layout warning. phi-2 (mlp.fc1 under model.layers.{i}.mlp.) was judged as Llama:
+    DRAFT_TENSORS_MISSING asking for model.norm.weight, post_attention_layernorm and mlp.gate_proj (exit 1)."""
+    make, unknown = SMALL_DRAFTS[name]
+    t_shapes, t_cfg = make(3)
+    d_shapes, d_cfg = make(2)
+    r = _draft_pair(tmp_path, d_shapes, d_cfg, t_shapes, t_cfg)
+    assert r.errors == [] and r.exit_code == 0, [(f.code, f.message) for f in r.errors]
+    found = [f for f in r.warnings if f.code == "DRAFT_FORMAT_UNKNOWN"]
+    if unknown:
+        (f,) = found
+        assert f.details.get("kind", unknown) == unknown and d_cfg["architectures"][0] in f.message
+        assert "model.norm.weight" not in (f.fix or "")
+    else:
+        assert found == [] and r.facts["draft"]["draft_family"]["family"] == "draft_model"
