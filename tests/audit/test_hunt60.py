@@ -6,7 +6,8 @@ runs ``specscope audit TARGET --draft DRAFT``, with the loader's own tensor name
   complete / glue-removed cases live in tests/audit/test_families.py, the shape rules they share with EAGLE-3 here.
 - Small causal LMs used as ``--draft`` (vLLM draft_model.py runs them whole with their own loader): Phi-2
   (phi.py: model.final_layernorm, mlp.fc1 / fc2, self_attn.dense), Phi-3 (phi3: fused qkv_proj / gate_up_proj),
-  Gemma-2 (four norms a layer, tied embeddings), OPT (decoder.* and model.decoder.*), Qwen2.5 (q/k/v biases, tied).
+  Gemma-2 (four norms a layer, tied embeddings), OPT (decoder.* and model.decoder.*), Qwen2.5 (q/k/v biases, tied),
+  Granite-4.0-H (Mamba-2 / attention layers with shared_mlp.*: it was judged as Llama, asking for mlp.gate_proj).
   Each complete draft exits 0, or carries the named DRAFT_FORMAT_UNKNOWN/own-layout warning when no rule knows its
   layout; never another family's missing-tensor error.
 """
@@ -125,7 +126,28 @@ def _qwen25(layers: int) -> tuple[dict[str, list[int]], dict]:
     return shapes, cfg
 
 
+def _granite4h(layers: int) -> tuple[dict[str, list[int]], dict]:
+    """ibm-granite/granite-4.0-h-micro (GraniteMoeHybridForCausalLM, dense): Mamba-2 layers (mamba.*) and attention
+    layers, each with shared_mlp.input_linear [2*shared_intermediate, hidden] / output_linear (vLLM
+    granitemoehybrid.py GraniteMoeSharedMLP), model.norm, tied embeddings."""
+    shapes = {"model.embed_tokens.weight": [V, H], "model.norm.weight": [H]}
+    kinds = ["mamba"] * (layers - 1) + ["attention"]
+    for i, kind in enumerate(kinds):
+        p = f"model.layers.{i}."
+        shapes |= {p + "input_layernorm.weight": [H], p + "post_attention_layernorm.weight": [H]}
+        shapes |= {p + "shared_mlp.input_linear.weight": [2 * I, H], p + "shared_mlp.output_linear.weight": [H, I]}
+        if kind == "mamba":
+            shapes |= {p + "mamba.in_proj.weight": [4 * H, H], p + "mamba.out_proj.weight": [H, 2 * H]}
+            shapes |= {p + "mamba.A_log": [4], p + "mamba.D": [4], p + "mamba.dt_bias": [4]}
+        else:
+            shapes |= {f"{p}self_attn.{x}_proj.weight": [H, H] for x in "qkvo"}
+    cfg = {"architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid", "hidden_size": H}
+    cfg |= {"vocab_size": V, "num_hidden_layers": layers, "layer_types": kinds}
+    return shapes, cfg | {"tie_word_embeddings": True}
+
+
 SMALL_DRAFTS = {
+    "granite4_h": (_granite4h, ""),
     "phi2": (_phi2, "own-layout"),
     "phi3": (_phi3, ""),
     "gemma2": (_gemma2, ""),
@@ -152,3 +174,32 @@ def test_a_small_causal_lm_draft_is_never_judged_by_another_layout(tmp_path: Pat
         assert "model.norm.weight" not in (f.fix or "")
     else:
         assert found == [] and r.facts["draft"]["draft_family"]["family"] == "draft_model"
+
+
+@pytest.mark.parametrize("model_type", ["kimi_k2", "deepseek_v3"])
+def test_eagle3_mla_draft_with_its_targets_model_type_is_the_draft_family(tmp_path: Path, model_type: str) -> None:
+    """kimi-k2.5-eagle3-mla carries the target's model type: still judged by its architecture as eagle3_deepseek
+    (complete: exit 0), never as DeepSeek's MTP."""
+    case = CASES["eagle3_deepseek"]
+    r = _draft_pair(tmp_path, case.shapes, {**case.config, "model_type": model_type})
+    assert r.errors == [] and r.exit_code == 0, [(f.code, f.message) for f in r.errors]
+    assert r.facts["draft"]["draft_family"]["family"] == "eagle3_deepseek"
+
+
+def test_eagle3_mla_fc_norm_stored_but_not_declared_does_not_load(tmp_path: Path) -> None:
+    """vLLM deepseek_eagle3.py @03590193 builds fc_norm only with ``fc_norm`` true; AutoWeightsLoader raises on a
+    stored fc_norm.{i} it has no parameter for."""
+    case = CASES["eagle3_deepseek"]
+    norms = {f"fc_norm.{i}.weight": [H] for i in range(3)}
+    r = _draft_pair(tmp_path, {**case.shapes, **norms}, case.config)
+    (f,) = r.errors
+    assert f.code == "DRAFT_TENSORS_UNREAD" and "fc_norm.0.weight" in f.message
+
+
+def test_eagle3_mla_reduced_vocabulary_without_d2t(tmp_path: Path) -> None:
+    """draft_vocab_size < vocab_size and no d2t: vLLM deepseek_eagle3.py @03590193 leaves draft_id_to_target_id at
+    zeros (draft id i drafts target id i): DRAFT_VOCAB_MAP/missing."""
+    case = CASES["eagle3_deepseek"]
+    shapes = {**case.shapes, "lm_head.weight": [32, H]}
+    r = _draft_pair(tmp_path, shapes, {**case.config, "draft_vocab_size": 32})
+    assert [f.code for f in r.errors] == ["DRAFT_VOCAB_MAP"] and "d2t" in r.errors[0].message

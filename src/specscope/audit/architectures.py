@@ -524,11 +524,13 @@ def _layer_template(
 
 
 #: (what the layer holds instead, the dense names it replaces) for a whole model given as a draft: a hybrid model's
-#: linear-attention layer (Qwen3-Next, Mamba hybrids), DeepSeek's MLA attention, a mixture-of-experts MLP.
+#: linear-attention layer (Qwen3-Next, Mamba hybrids), DeepSeek's MLA attention, a mixture-of-experts MLP,
+#: Granite-4.0-H's shared MLP (vLLM granitemoehybrid.py GraniteMoeSharedMLP: shared_mlp.input_linear /
+#: output_linear, beside an optional block_sparse_moe).
 _LAYER_VARIANTS = (
     (_LINEAR_MIXERS, "self_attn."),
     (("self_attn.kv_a_proj_with_mqa.", "self_attn.q_a_proj."), "self_attn."),
-    (("mlp.experts.", "mlp.shared_experts.", "block_sparse_moe.", "mlp.gate.weight"), "mlp."),
+    (("mlp.experts.", "mlp.shared_experts.", "block_sparse_moe.", "mlp.gate.weight", "shared_mlp."), "mlp."),
 )
 
 
