@@ -146,7 +146,77 @@ def _granite4h(layers: int) -> tuple[dict[str, list[int]], dict]:
     return shapes, cfg | {"tie_word_embeddings": True}
 
 
+def _attn(p: str, bias: bool = False) -> dict[str, list[int]]:
+    out = {f"{p}self_attn.{x}_proj.weight": [H if x in "qo" else 8, H] for x in "qkvo"}
+    return out | ({f"{p}self_attn.{x}_proj.bias": [H if x in "qo" else 8] for x in "qkvo"} if bias else {})
+
+
+def _gated_mlp(p: str) -> dict[str, list[int]]:
+    return {p + "mlp.gate_proj.weight": [I, H], p + "mlp.up_proj.weight": [I, H], p + "mlp.down_proj.weight": [H, I]}
+
+
+def _own_layers(arch: str, model_type: str, layer, head: dict | None = None):
+    """A causal LM of ``layers`` layers built by ``layer(prefix)``, model.embed_tokens / model.norm (or ``head``)."""
+
+    def make(layers: int) -> tuple[dict[str, list[int]], dict]:
+        shapes = dict(head or {"model.embed_tokens.weight": [V, H], "model.norm.weight": [H]})
+        for i in range(layers):
+            shapes |= layer(f"model.layers.{i}.")
+        cfg = {"architectures": [arch], "model_type": model_type, "hidden_size": H, "vocab_size": V}
+        return shapes, cfg | {"num_hidden_layers": layers, "tie_word_embeddings": True}
+
+    return make
+
+
+#: Layers whose norms or projections are not Llama's, from each loader's names (vLLM olmo2.py: no input_layernorm,
+#: post_attention_layernorm and post_feedforward_layernorm after the blocks; exaone4.py likewise; commandr.py: one
+#: input_layernorm, attention and MLP in parallel; starcoder2.py: mlp.c_fc / c_proj; baichuan.py: self_attn.W_pack;
+#: internlm2.py: model.tok_embeddings, attention.wqkv / wo, feed_forward.w1-3, attention_norm / ffn_norm, output).
+def _post_norms(p: str) -> dict[str, list[int]]:
+    norms = {p + "post_attention_layernorm.weight": [H], p + "post_feedforward_layernorm.weight": [H]}
+    return _attn(p) | _gated_mlp(p) | norms | {p + "self_attn.q_norm.weight": [H], p + "self_attn.k_norm.weight": [8]}
+
+
+def _starcoder2(p: str) -> dict[str, list[int]]:
+    norms = {p + f"{n}.{x}": [H] for n in ("input_layernorm", "post_attention_layernorm") for x in ("weight", "bias")}
+    mlp = {p + "mlp.c_fc.weight": [I, H], p + "mlp.c_fc.bias": [I], p + "mlp.c_proj.weight": [H, I]}
+    return _attn(p, bias=True) | norms | mlp | {p + "mlp.c_proj.bias": [H]}
+
+
+def _internlm2(p: str) -> dict[str, list[int]]:
+    out = {p + "attention_norm.weight": [H], p + "ffn_norm.weight": [H], p + "attention.wqkv.weight": [H + 16, H]}
+    out |= {
+        p + "attention.wo.weight": [H, H],
+        p + "feed_forward.w1.weight": [I, H],
+        p + "feed_forward.w3.weight": [I, H],
+    }
+    return out | {p + "feed_forward.w2.weight": [H, I]}
+
+
+def _baichuan(p: str) -> dict[str, list[int]]:
+    norms = {p + "input_layernorm.weight": [H], p + "post_attention_layernorm.weight": [H]}
+    return norms | _gated_mlp(p) | {p + "self_attn.W_pack.weight": [3 * H, H], p + "self_attn.o_proj.weight": [H, H]}
+
+
+OWN_LAYER_DRAFTS = {
+    "olmo2": _own_layers("Olmo2ForCausalLM", "olmo2", _post_norms),
+    "exaone4": _own_layers("Exaone4ForCausalLM", "exaone4", _post_norms),
+    "cohere2": _own_layers(
+        "Cohere2ForCausalLM", "cohere2", lambda p: _attn(p) | _gated_mlp(p) | {p + "input_layernorm.weight": [H]}
+    ),
+    "starcoder2": _own_layers("Starcoder2ForCausalLM", "starcoder2", _starcoder2),
+    "baichuan": _own_layers("BaichuanForCausalLM", "baichuan", _baichuan),
+    "internlm2": _own_layers(
+        "InternLM2ForCausalLM",
+        "internlm2",
+        _internlm2,
+        {"model.tok_embeddings.weight": [V, H], "model.norm.weight": [H], "output.weight": [V, H]},
+    ),
+}
+
+
 SMALL_DRAFTS = {
+    **{k: (v, "own-layout" if k == "internlm2" else "") for k, v in OWN_LAYER_DRAFTS.items()},
     "granite4_h": (_granite4h, ""),
     "phi2": (_phi2, "own-layout"),
     "phi3": (_phi3, ""),
@@ -203,3 +273,13 @@ def test_eagle3_mla_reduced_vocabulary_without_d2t(tmp_path: Path) -> None:
     shapes = {**case.shapes, "lm_head.weight": [32, H]}
     r = _draft_pair(tmp_path, shapes, {**case.config, "draft_vocab_size": 32})
     assert [f.code for f in r.errors] == ["DRAFT_VOCAB_MAP"] and "d2t" in r.errors[0].message
+
+
+def test_a_llama_draft_missing_a_tensor_in_one_layer_is_still_judged(tmp_path: Path) -> None:
+    """The Llama layout judged from the draft's own layers: a name its other layers hold, missing in one, is
+    DRAFT_TENSORS_MISSING; a name no layer holds (OLMo-2's input_layernorm) is the architecture's, not missing."""
+    shapes = dense_model(3, V)
+    del shapes["model.layers.1.mlp.up_proj.weight"]
+    r = _draft_pair(tmp_path, shapes, dense_config(3, V))
+    (f,) = r.errors
+    assert f.code == "DRAFT_TENSORS_MISSING" and "missing: model.layers.1.mlp.up_proj.weight" in f.message

@@ -534,13 +534,29 @@ _LAYER_VARIANTS = (
 )
 
 
-def _own_layer_body(body: tuple[str, ...], prefix: str, names: list[str]) -> tuple[str, ...]:
-    """A draft model's dense layer body, without the dense names a layer of another kind replaces."""
+def _own_layer_body(body: tuple[str, ...], prefix: str, names: list[str], held: set[str]) -> tuple[str, ...]:
+    """A draft model's dense layer body, without the dense names a layer of another kind replaces, and without the
+    names none of its layers holds (``held``: the names under any layer prefix, that prefix removed; all of them when
+    it holds none). The draft is loaded whole by its own architecture's loader (vLLM draft_model.py), whose layer may
+    leave out one of Llama's names: OLMo-2 / EXAONE-4 have no input_layernorm (olmo2.py, exaone4.py), Cohere no
+    post_attention_layernorm (commandr.py), Starcoder2 an mlp.c_fc / c_proj MLP (starcoder2.py), Baichuan a fused
+    self_attn.W_pack (baichuan.py); a name its other layers hold is still required in each. A block's name (under
+    ``self_attn.`` / ``mlp.``) is left out only when the layers hold another name of that block: a draft with no
+    attention at all is still missing it."""
     out = body
     for markers, replaced in _LAYER_VARIANTS:
         if any(n.startswith(tuple(prefix + m for m in markers)) for n in names):
             out = tuple(b for b in out if not b.startswith(replaced))
-    return out
+    return tuple(b for b in out if not held or _held_or_block_absent(b, held))
+
+
+def _held_or_block_absent(name: str, held: set[str]) -> bool:
+    """Whether a layer body ``name`` is held (in any spelling) by some layer, or belongs to a block (``self_attn.``,
+    ``mlp.``) of which no layer holds any name (then the block is missing, not another architecture's)."""
+    if any(s in held for s in fused_spellings(name)):
+        return True
+    block, _, rest = name.partition(".")
+    return "." in rest and not any(h.startswith(block + ".") for h in held)
 
 
 def medusa_counts(cfg: dict[str, Any]) -> tuple[int, int]:
@@ -770,8 +786,9 @@ def draft_layout(
         else:
             body = tuple(n for n in fam.body_names if n not in fam.layer_optional)
             label = "the draft's own layer"
+        held = {n[len(lp) :] for n in name_list for lp in layer_prefixes if n.startswith(lp)}
         for i, p in enumerate(layer_prefixes):
-            layer_body = _own_layer_body(body, p, name_list) if fam.key == "draft_model" else body
+            layer_body = _own_layer_body(body, p, name_list, held) if fam.key == "draft_model" else body
             if layer_body:  # layer_body "none": the loader's decoder layer is not judged tensor by tensor
                 groups.append((f"decoder layer {i} ({label})", tuple(p + b for b in layer_body)))
     share = list(fam.shareable)
