@@ -7,7 +7,14 @@ runs ``specscope audit TARGET --draft DRAFT``, with the loader's own tensor name
 - Small causal LMs used as ``--draft`` (vLLM draft_model.py runs them whole with their own loader): Phi-2
   (phi.py: model.final_layernorm, mlp.fc1 / fc2, self_attn.dense), Phi-3 (phi3: fused qkv_proj / gate_up_proj),
   Gemma-2 (four norms a layer, tied embeddings), OPT (decoder.* and model.decoder.*), Qwen2.5 (q/k/v biases, tied),
-  Granite-4.0-H (Mamba-2 / attention layers with shared_mlp.*: it was judged as Llama, asking for mlp.gate_proj).
+  Granite-4.0-H (Mamba-2 / attention layers with shared_mlp.*: it was judged as Llama, asking for mlp.gate_proj),
+  OLMo-2 / EXAONE-4 (no input_layernorm), Cohere2 (no post_attention_layernorm), Starcoder2 (mlp.c_fc / c_proj),
+  Baichuan (self_attn.W_pack): all were DRAFT_TENSORS_MISSING for Llama names their loaders never build; InternLM2
+  (attention.wqkv, feed_forward.*, model.tok_embeddings) asked for model.embed_tokens.
+- Checked right and not kept as tests (header-only hunts at published shapes): NVIDIA's Llama-4-Maverick and
+  gpt-oss-120b EAGLE-3 drafts, Eagle3Qwen3vl on Qwen3-VL, the granite-3.0 MLP speculator (tied and untied),
+  Medusa-2 with 2 layers a head, Qwen3.5-MoE / Qwen3-Next / Ling-flash-2.0 / ERNIE-4.5-300B MTP heads, Qwen3-MoE,
+  gpt-oss-20b and Mixtral drafts, and the vocab_size refusals (Qwen2.5-0.5B for 7B, gemma-3-1b for 4b).
   Each complete draft exits 0, or carries the named DRAFT_FORMAT_UNKNOWN/own-layout warning when no rule knows its
   layout; never another family's missing-tensor error.
 """
@@ -283,3 +290,11 @@ def test_a_llama_draft_missing_a_tensor_in_one_layer_is_still_judged(tmp_path: P
     r = _draft_pair(tmp_path, shapes, dense_config(3, V))
     (f,) = r.errors
     assert f.code == "DRAFT_TENSORS_MISSING" and "missing: model.layers.1.mlp.up_proj.weight" in f.message
+
+
+def test_eagle3_mla_aux_layers_past_the_target_are_out_of_range(tmp_path: Path) -> None:
+    """kimi-k2.5-eagle3-mla lists the target layers it fuses (eagle_aux_hidden_state_layer_ids, for Kimi-K2's 61):
+    on a 2-layer target they do not exist, as for a Llama-layer EAGLE-3 draft."""
+    case = CASES["eagle3_deepseek"]
+    r = _draft_pair(tmp_path, case.shapes, {**case.config, "eagle_aux_hidden_state_layer_ids": [1, 29, 57]})
+    assert "DRAFT_TARGET_LAYER_OUT_OF_RANGE" in [f.code for f in r.errors]

@@ -31,7 +31,7 @@ from specscope.audit.findings import Finding
 __all__ = ["POSITIONAL_DRAFTS", "check_positions"]
 
 #: draft families whose layers run at the target's positions (vLLM methods eagle, eagle3 and dflash)
-POSITIONAL_DRAFTS = ("eagle", "eagle3", "dflash", "eagle_llama4", "eagle_deepseek")
+POSITIONAL_DRAFTS = ("eagle", "eagle3", "dflash", "eagle_llama4", "eagle_deepseek", "eagle3_deepseek", "eagle_mistral")
 
 
 def check_positions(draft_cfg: dict[str, Any], layout: DraftLayout | None, target_cfg: dict[str, Any]) -> list[Finding]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from specscope.audit.archdoc import unjudged_draft_row
 from specscope.audit.architectures import (
+    EAGLE3_FUSION_FAMILIES,
     DraftLayout,
     config_int,
     detect_draft_family,
@@ -292,7 +293,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
     findings += kv_findings
     if kv_table:
         facts["kv_scales"] = kv_table
-    if draft is not None and draft.family.key in ("dflash", "eagle", "eagle3") and ck.config is not None:
+    if draft is not None and draft.family.key in ("dflash", "eagle", *EAGLE3_FUSION_FAMILIES) and ck.config is not None:
         target_layers = _num_layers(target_ck.config) if target_ck else _declared_target_depth(ck.config)
         d_findings, table = check_draft_config(ck.text_config, target_num_layers=target_layers, family=draft.family.key)
         findings += d_findings
