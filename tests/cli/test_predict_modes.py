@@ -94,3 +94,14 @@ def test_a_run_less_option_out_of_its_mode_says_which_was_found(run, found, caps
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
     want = f"error: --overhead applies only to the run-less prediction; {found}"
     assert code == 2 and one_error(err).startswith(want)
+
+
+def test_a_run_with_no_usable_baseline_cell_names_the_run_in_its_fix(tmp_path, capsys, monkeypatch):
+    """``predict RUN`` on a run whose baseline cells all failed told the user to run ``specscope bench --like RUN``
+    with the placeholder ``RUN``, though it had the run's path (fresh-user finding, user59): the fix names it."""
+    run = make_quick_run(tmp_path / "failed run", failed=True)
+    code, _, err = cli(["predict", run], capsys, monkeypatch, tmp_path)
+    line = one_error(err)
+    assert code == 2 and "no usable concurrency-1 cell of the baseline 'base'" in line
+    assert f"`specscope bench --like '{run}'`" in line, line
+    assert "--like RUN" not in line

@@ -150,6 +150,7 @@ def _fit_run(
         target_bytes=inputs.target_bytes,
         draft_bytes_per_token=inputs.draft_bytes_per_token,
         bandwidth_bytes_s=inputs.bandwidth_bytes_s,
+        run=str(run),
     )
     source = pred.target_bytes_source if inputs.target_bytes is None else inputs.target_bytes_source
     pred = dataclasses.replace(pred, notes=[*notes, *pred.notes], target_bytes_source=source)
