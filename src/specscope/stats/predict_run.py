@@ -387,7 +387,7 @@ def _curves(
     return curves
 
 
-def predict_run(
+def predict_run(  # noqa: PLR0913 - the library entry point behind `specscope predict RUN`, one argument per input
     summaries: Iterable[CellSummary],
     *,
     model_bytes: float | None = None,
