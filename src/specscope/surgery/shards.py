@@ -173,7 +173,7 @@ class Checkpoint:
             raise SurgeryError(
                 f"{name}: dtype {info.dtype} has no numpy equivalent",
                 found=info.dtype,
-                expected=sorted(NUMPY_DTYPES),
+                expected=f"one of {', '.join(sorted(NUMPY_DTYPES))}",
                 fix="leave this tensor out of the operation",
             )
         return np.frombuffer(self.read_bytes(name), dtype=dt).reshape(info.shape)
