@@ -435,7 +435,9 @@ def predict_run(  # noqa: PLR0913 - the library entry point behind `specscope pr
             f"no usable concurrency-1 cell of the baseline {baseline!r}",
             found=" | ".join(unusable[:3])
             if unusable
-            else sorted({c.config for c in cells}) or "no concurrency-1 cells",
+            else f"configs at concurrency 1: {', '.join(sorted({c.config for c in cells}))}"
+            if cells
+            else "no concurrency-1 cells",
             expected=f"{baseline} at concurrency 1",
             # the cells are there but none is ok: measuring them again helps, not a different matrix
             fix="measure again on a quieter machine (a run like this one: "
