@@ -20,6 +20,7 @@ __all__ = [
     "AA_SUFFIX",
     "SENTINEL_SUFFIX",
     "is_control",
+    "check_not_control",
     "same_server_notes",
     "BenchOptions",
     "RunOptions",
@@ -42,6 +43,25 @@ def is_control(config: str) -> bool:
     """True for a run's controls (the A/A ``B-again`` and the ``B~sentinel`` cells): measured to judge noise and
     drift, never a config to recommend."""
     return config.endswith((AA_SUFFIX, SENTINEL_SUFFIX))
+
+
+def check_not_control(name: str, flag: str) -> str:
+    """``name`` when it is no control's name (:func:`is_control`): a config a user names ``BASE-again`` would be
+    judged as the A/A control (noise, never a pick) and share its cells. Returns ``name``.
+
+    Raises:
+        ConfigError: ``name`` ends in ``-again`` or ``~sentinel``.
+    """
+    if not is_control(name):
+        return name
+    stem = name.removesuffix(AA_SUFFIX).removesuffix(SENTINEL_SUFFIX) or "config"
+    raise ConfigError(
+        f"the config name {name!r} of {flag} is the name of a control",
+        found=name,
+        expected=f"a name not ending in {AA_SUFFIX} or {SENTINEL_SUFFIX}: NAME{AA_SUFFIX} is the A/A control of the "
+        f"baseline NAME (--aa) and NAME{SENTINEL_SUFFIX} its sentinel cells, judged as noise, never as a config",
+        fix=f"rename it, e.g. {flag} {stem}2",
+    )
 
 
 def same_server_notes(urls: Mapping[str, str]) -> list[str]:
