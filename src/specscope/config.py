@@ -20,6 +20,8 @@ __all__ = [
     "AA_SUFFIX",
     "SENTINEL_SUFFIX",
     "is_control",
+    "check_not_control",
+    "same_server_notes",
     "BenchOptions",
     "RunOptions",
     "PROFILES",
@@ -41,6 +43,45 @@ def is_control(config: str) -> bool:
     """True for a run's controls (the A/A ``B-again`` and the ``B~sentinel`` cells): measured to judge noise and
     drift, never a config to recommend."""
     return config.endswith((AA_SUFFIX, SENTINEL_SUFFIX))
+
+
+def check_not_control(name: str, flag: str) -> str:
+    """``name`` when it is no control's name (:func:`is_control`): a config a user names ``BASE-again`` would be
+    judged as the A/A control (noise, never a pick) and share its cells. Returns ``name``.
+
+    Raises:
+        ConfigError: ``name`` ends in ``-again`` or ``~sentinel``.
+    """
+    if not is_control(name):
+        return name
+    stem = name.removesuffix(AA_SUFFIX).removesuffix(SENTINEL_SUFFIX) or "config"
+    raise ConfigError(
+        f"the config name {name!r} of {flag} is the name of a control",
+        found=name,
+        expected=f"a name not ending in {AA_SUFFIX} or {SENTINEL_SUFFIX}: NAME{AA_SUFFIX} is the A/A control of the "
+        f"baseline NAME (--aa) and NAME{SENTINEL_SUFFIX} its sentinel cells, judged as noise, never as a config",
+        fix=f"rename it, e.g. {flag} {stem}2",
+    )
+
+
+def same_server_notes(urls: Mapping[str, str]) -> list[str]:
+    """One note per config whose server URL (``{config: base URL}`` of the servers the user started, in the configs'
+    order; a trailing ``/`` ignored) is an earlier config's: the two are one server (a port left unchanged), so their
+    comparison measures the server against itself. The controls (:func:`is_control`) share the baseline's server by
+    design and are not named. Said by ``gate`` before its probes and in the report of a ``bench`` run."""
+    seen: dict[str, str] = {}
+    notes = []
+    for name, raw in urls.items():
+        url = raw.rstrip("/")
+        if is_control(name):
+            continue
+        if url in seen:
+            notes.append(
+                f"{seen[url]} and {name} are the same server ({url}): the comparison shows only whether it repeats "
+                "itself, not what speculation changes"
+            )
+        seen.setdefault(url, name)
+    return notes
 
 
 class BenchOptions(BaseModel):

@@ -58,3 +58,19 @@ def test_a_run_whose_stored_options_this_version_cannot_run_is_refused_by_name(
     assert f"found: {named};" in err and "fix: " in err
     assert snapshot(run) == before
     assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("argv", [["--like", "{run}", "--dry-run"], ["--resume", "{run}", "--print-run-file"]])
+def test_like_on_an_imported_run_says_it_is_imported(argv, tmp_path, capsys, monkeypatch):
+    """``bench --like RUN`` (and ``--resume RUN --print-run-file``) on a run ``specscope import`` had just made said
+    it was "made before run records" and expected "a run made by this specscope", which it was (fresh-user finding,
+    user59): an imported run has no bench options to repeat, and the message says so with what to run instead."""
+    from clirun import vllm_import_run
+
+    run = vllm_import_run(tmp_path, capsys, monkeypatch)
+    code, _, err = cli(["bench", *(a.format(run=run) for a in argv)], capsys, monkeypatch, tmp_path)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"{run} is an imported run: it has no bench options to repeat (bench did not measure it)" in err
+    assert "made before run records" not in err
+    assert "found: 4 imported records (specscope import) of configs base, mtp, no bench matrix" in err
+    assert "fix: measure the configs with bench: `specscope bench --server base=URL --server mtp=URL`" in err

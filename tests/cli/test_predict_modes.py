@@ -94,3 +94,29 @@ def test_a_run_less_option_out_of_its_mode_says_which_was_found(run, found, caps
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
     want = f"error: --overhead applies only to the run-less prediction; {found}"
     assert code == 2 and one_error(err).startswith(want)
+
+
+def test_a_run_with_no_usable_baseline_cell_names_the_run_in_its_fix(tmp_path, capsys, monkeypatch):
+    """``predict RUN`` on a run whose baseline cells all failed told the user to run ``specscope bench --like RUN``
+    with the placeholder ``RUN``, though it had the run's path (fresh-user finding, user59): the fix names it."""
+    run = make_quick_run(tmp_path / "failed run", failed=True)
+    code, _, err = cli(["predict", run], capsys, monkeypatch, tmp_path)
+    line = one_error(err)
+    assert code == 2 and "no usable concurrency-1 cell of the baseline 'base'" in line
+    assert f"`specscope bench --like '{run}'`" in line, line
+    assert "--like RUN" not in line
+
+
+def test_a_baseline_not_in_the_run_is_named_as_advise_names_it(tmp_path, capsys, monkeypatch):
+    """``predict RUN --baseline nope`` said "bytes read per decode step are unknown" on a run whose bytes were known
+    once the baseline was right (fresh-user finding, user59): the unknown baseline is refused first, in advise's
+    words (one check, the judgement's)."""
+    run = make_quick_run(tmp_path / "run")
+    code, _, err = cli(["predict", run, "--baseline", "nope"], capsys, monkeypatch, tmp_path)
+    line = one_error(err)
+    assert code == 2
+    assert line.startswith(
+        "error: baseline config 'nope' is not in the run; found: nope; expected: one of the run's configs: base, "
+    ), line
+    code, _, err2 = cli(["advise", run, "--baseline", "nope"], capsys, monkeypatch, tmp_path)
+    assert one_error(err2) == line

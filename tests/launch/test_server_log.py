@@ -102,3 +102,15 @@ def test_bench_records_preflight_and_loaded_vs_census(tmp_path: Path) -> None:
         assert r.manifest["preflight"] == {"mtp": {"status": "passed", "census_bytes": census}}
         assert r.server_facts.of("mtp").stored["loaded_vs_census"]["agrees"] is True
         assert r.server_facts.of("mtp").kind == "vllm"
+
+
+def test_a_bare_server_log_with_several_servers_names_them_as_name_equals_file() -> None:
+    """``--server-log x`` with servers base and mtp said ``expected: one of base, mtp=FILE`` and gave a fix with
+    other names (fresh-user finding, user59): the expected form names each server, and the fix uses the file given."""
+    with pytest.raises(ConfigError) as e:
+        parse_server_log_specs(["x.log"], ("base", "mtp"))
+    assert e.value.expected == "NAME=FILE with NAME one of base, mtp", e.value.one_line()
+    assert e.value.fix == "name the server the log is of: --server-log base=x.log or --server-log mtp=x.log"
+    with pytest.raises(ConfigError) as e:
+        parse_server_log_specs(["x.log"], ())
+    assert e.value.expected == "NAME=FILE with NAME a --server's name (no --server given)", e.value.one_line()

@@ -152,3 +152,44 @@ def test_advise_names_its_interval_for_the_rounds_it_rests_on(tmp_path):
     assert r.returncode == 0, r.stderr
     text = " ".join(r.stdout.split())
     assert "overall: draft, equal-time mix speedup " in text and f"({label}, faster)" in text
+
+
+def test_a_level_paired_on_some_workloads_of_the_mix_names_the_ones_without(tmp_path, capsys, monkeypatch):
+    """base and mtp imported from vLLM at N=2 (workload ``imported``), and a base-only SGLang file (workload
+    ``sharegpt``, N=4): the default mix covers both workloads, so N=2 has no pick. advise said ``N=2: no paired
+    rounds`` while its own headline gave mtp's paired 1.61x at N=2 (fresh-user finding, user59): the note names the
+    workload of the mix that has no paired round there."""
+    from clirun import cli, vllm_import_run
+    from paths import DATA
+
+    run = vllm_import_run(tmp_path, capsys, monkeypatch)
+    sglang = DATA / "imports" / "sglang_base.jsonl"
+    assert cli(["import", sglang, "--config", "base", "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    code, out, _ = cli(["advise", run], capsys, monkeypatch, tmp_path)
+    assert code == 0
+    assert "mtp on imported at N=2 1.61x" in out
+    assert (
+        "note: N=2: no paired rounds on sharegpt (paired on imported); a pick needs every workload of the mix "
+        "paired (--mix imported=1 picks on what is paired)" in " ".join(out.split())
+    ), out
+    assert "note: N=4: no paired rounds\n" in out
+
+
+def test_a_level_mix_with_no_pick_at_any_level_says_so_in_the_policy_line(tmp_path, capsys, monkeypatch):
+    """``advise RUN --level-mix 2=0.6,4=0.4`` on a run with no level paired on every workload of the mix printed
+    ``Dynamic policy (each level's pick): : — tok/s`` (fresh-user finding, user59): the empty policy is said in words,
+    with why, and no rate is shown for it."""
+    from clirun import cli, vllm_import_run
+    from paths import DATA
+
+    run = vllm_import_run(tmp_path, capsys, monkeypatch)
+    sglang = DATA / "imports" / "sglang_base.jsonl"
+    assert cli(["import", sglang, "--config", "base", "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    code, out, _ = cli(["advise", run, "--level-mix", "2=0.6,4=0.4"], capsys, monkeypatch, tmp_path)
+    text = " ".join(out.split())
+    assert code == 0
+    assert "): :" not in text
+    assert (
+        "Dynamic policy (each level's pick): none, no level of the level mix has a pick (no level has a paired round "
+        "on every workload of the mix)." in text
+    ), out

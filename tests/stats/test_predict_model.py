@@ -285,3 +285,11 @@ def test_a_degraded_baseline_says_measure_again_not_add_the_base_config():
     assert "repeat r0 degraded: CLIENT_LIMITED" in str(e.value.found)
     assert e.value.fix is not None and "specscope bench --like RUN" in e.value.fix
     assert "--max-concurrency 1 and the base config" not in e.value.fix
+
+
+def test_a_baseline_with_no_concurrency_1_cell_names_the_configs_there_in_words():
+    """The configs at concurrency 1 were shown as a Python list (``found: ['mtp']``; user59)."""
+    cells = [cell("base", "code", 4, 0, 40.0), cell("mtp", "code", 1, 0, 20.0), cell("eagle", "code", 1, 0, 22.0)]
+    with pytest.raises(ConfigError) as e:
+        predict_run(cells, target_bytes=1e8)
+    assert e.value.found == "configs at concurrency 1: eagle, mtp", e.value.one_line()

@@ -86,3 +86,23 @@ def test_an_exact_folder_is_never_shared(tmp_path):
             create_run(tmp_path / "r", {"kind": "bench"})
     finally:
         first.close()
+
+
+def test_import_into_a_locked_run_says_to_run_the_import_again_not_bench_resume(tmp_path, capsys, monkeypatch):
+    """``specscope import FILE --out RUN`` while another process writes RUN was told to ``specscope bench --resume
+    RUN`` once it ends (fresh-user finding, user59): an imported run cannot be resumed; the fix is to run the
+    refused command again."""
+    from clirun import cli, vllm_import_run
+    from paths import DATA
+
+    run_dir = vllm_import_run(tmp_path, capsys, monkeypatch)
+    holder = _holder(run_dir)
+    try:
+        sglang = DATA / "imports" / "sglang_base.jsonl"
+        code, _out, err = cli(["import", sglang, "--config", "base", "--out", run_dir], capsys, monkeypatch, tmp_path)
+    finally:
+        holder.communicate("", timeout=HANG_S)
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"pid {holder.pid}" in err
+    assert "fix: wait for that process to end (or stop it), then run this command again" in err
+    assert "bench --resume" not in err

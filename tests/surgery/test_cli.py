@@ -70,3 +70,18 @@ def test_text_output_and_bad_input_exit_2(tmp_path: Path):
     assert p.returncode == 0 and len(rows) == 15 and all(r["identical"] and r["max_abs_diff"] == 0.0 for r in rows)
     assert tree_hashes(src) == before
     assert list(tmp_path.glob("*.tmp-*")) == [] and list((tmp_path / "head").glob(".*")) == []
+
+
+def test_a_file_given_as_the_checkpoint_is_named_a_file_not_missing(tmp_path: Path, capsys, monkeypatch):
+    """``surgery quantize-draft README.md`` said "checkpoint folder not found" of a file that exists (fresh-user
+    finding, user59; ``audit`` says "exists here (a file)"): the refusal says it is a file and names its folder."""
+    from clirun import cli, one_error
+
+    ckpt = make_qwen36_checkpoint(tmp_path / "src")
+    shard = next(ckpt.glob("*.safetensors"))
+    for argv in (["quantize-draft", shard], ["prune-unindexed", shard], ["reindex", shard]):
+        code, _, err = cli(["surgery", *argv, "--out", tmp_path / "new"], capsys, monkeypatch, tmp_path)
+        line = one_error(err)
+        assert code == 2 and "checkpoint folder not found" not in line, line
+        assert f"error: the checkpoint is a file, not a folder; found: {shard} (a file)" in line, line
+        assert f"fix: pass the folder that holds it: {ckpt}" in line, line

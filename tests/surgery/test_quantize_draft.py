@@ -244,3 +244,24 @@ def test_a_module_the_engine_builds_unquantized_is_left_as_it_is(tmp_path: Path)
     assert eh in exclude or any(e.endswith("*") and eh.startswith(e[:-1]) for e in exclude), exclude
     report = audit_checkpoint(out)
     assert [f.code for f in report.findings if f.severity == "ERROR"] == []
+
+
+def test_refusals_name_the_choices_in_words_not_as_a_python_list(tmp_path: Path):
+    """``surgery quantize-draft`` on a checkpoint of another format said ``expected: ['modelopt',
+    'compressed-tensors']`` (fresh-user finding, user59): the choices are written as every other refusal writes
+    them."""
+    src = make_qwen36_checkpoint(tmp_path / "src")
+    with pytest.raises(SurgeryError) as ei:
+        plan_quantize_draft(src, tmp_path / "q", scheme="int4")
+    assert ei.value.expected == "one of nvfp4-w4a16, nvfp4-w4a4, nvfp4", ei.value.one_line()
+    with pytest.raises(SurgeryError) as ei:
+        plan_quantize_draft(src, tmp_path / "q", layout="gptq")
+    assert ei.value.expected == "one of modelopt, compressed-tensors", ei.value.one_line()
+    cfg = json.loads((src / "config.json").read_text())
+    cfg["quantization_config"] = {"quant_method": "quark"}
+    (src / "config.json").write_text(json.dumps(cfg))
+    (src / "hf_quant_config.json").unlink(missing_ok=True)
+    with pytest.raises(SurgeryError) as ei:
+        plan_quantize_draft(src, tmp_path / "q")
+    assert "quantize-draft needs a ModelOpt or compressed-tensors checkpoint" in ei.value.one_line()
+    assert ei.value.expected == "one of modelopt, compressed-tensors", ei.value.one_line()

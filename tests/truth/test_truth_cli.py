@@ -141,3 +141,20 @@ def test_a_request_the_truth_server_cannot_serve_is_a_400_and_it_serves_on(body,
         p.terminate()
         _, err = p.communicate(timeout=HANG_S)
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(("text", "found"), [("# notes\n", "not JSON"), ("[1, 2]", "not a JSON object")])
+def test_a_script_that_is_not_a_json_object_says_so_without_an_empty_field(text, found, tmp_path, capsys, monkeypatch):
+    """``truth-server --script README.md`` said ``found: README.md: : Invalid JSON ...; fix: fix the named field``
+    with no field named (fresh-user finding, user59): a file that is not a JSON object says what it is and what a
+    script looks like."""
+    from clirun import cli, one_error
+
+    bad = tmp_path / "script.md"
+    bad.write_text(text)
+    code, _, err = cli(["truth-server", "--port", "0", "--script", bad], capsys, monkeypatch, tmp_path)
+    line = one_error(err)
+    assert code == 2 and line.startswith("error: the script is not a valid TruthScript"), line
+    assert f"found: {bad}: {found}" in line and ": :" not in line, line
+    assert "fix the named field" not in line
+    assert 'fix: write a JSON object of TruthScript fields, e.g. {"default": {"output_tokens": 16}}' in line, line

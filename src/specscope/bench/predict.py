@@ -20,7 +20,7 @@ from specscope.bench.predict_bytes import census_bytes, census_source
 from specscope.errors import ConfigError
 from specscope.facts import RunFacts
 from specscope.stats.cells import summarize_run
-from specscope.stats.judgement import judge
+from specscope.stats.judgement import check_baseline, judge
 from specscope.stats.predict import roofline_tok_s
 from specscope.stats.predict_calibrate import Calibration, parse_k_rates
 from specscope.stats.predict_holdout import HoldoutRow, holdout_errors
@@ -140,6 +140,7 @@ def _fit_run(
     with open_run(run) as r:
         cells, facts, manifest = summarize_run(r), r.server_facts, manifest_record(r.manifest)
     baseline = (manifest.baseline or "base") if baseline is None else baseline
+    check_baseline(cells, baseline)  # before the bytes: an unknown baseline has no model to count
     inputs, facts, notes = _census_of_run(inputs, facts, baseline)
     pred = predict_run(
         cells,
@@ -150,6 +151,7 @@ def _fit_run(
         target_bytes=inputs.target_bytes,
         draft_bytes_per_token=inputs.draft_bytes_per_token,
         bandwidth_bytes_s=inputs.bandwidth_bytes_s,
+        run=str(run),
     )
     source = pred.target_bytes_source if inputs.target_bytes is None else inputs.target_bytes_source
     pred = dataclasses.replace(pred, notes=[*notes, *pred.notes], target_bytes_source=source)

@@ -133,7 +133,8 @@ def stored_options(run: Path) -> tuple[dict[str, Any], BenchOptions]:
 
     Raises:
         StoreError: not a run folder.
-        ConfigError: not a bench run, or a run made before specscope recorded the options it was given.
+        ConfigError: not a bench run, an imported run (``specscope import``: no bench options), or a run made before
+            specscope recorded the options it was given.
     """
     from specscope.store import open_run
     from specscope.store.manifest import stored_bench_options
@@ -142,6 +143,17 @@ def stored_options(run: Path) -> tuple[dict[str, Any], BenchOptions]:
         manifest = stored.manifest
     if manifest.get("kind") != "bench":
         raise ConfigError(f"{run} is not a bench run", found=manifest.get("kind"), expected="a bench run folder")
+    if manifest.get("imports"):  # a run `specscope import` made: tools' result files, no options of bench's
+        configs = [str(c) for c in (manifest.get("options") or {}).get("configs") or ()]
+        raise ConfigError(
+            f"{run} is an imported run: it has no bench options to repeat (bench did not measure it)",
+            found=f"{len(manifest['imports'])} imported records (specscope import) of configs {', '.join(configs)}, "
+            "no bench matrix",
+            expected="a run folder `specscope bench` wrote",
+            fix="measure the configs with bench: `specscope bench "
+            + " ".join(f"--server {c}=URL" for c in configs)
+            + "` (URL: each config's server)",
+        )
     record = manifest.get("run_options")
     if record is None:
         raise ConfigError(

@@ -15,6 +15,7 @@ import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from specscope.config import same_server_notes
 from specscope.engine import get_config
 from specscope.errors import ConfigError
 from specscope.gate.budget import DEFAULT_EMBEDDED_CONFIGS, budget_profile
@@ -155,15 +156,7 @@ def run_gate(  # noqa: PLR0913 - the one library entry point behind `specscope g
     targets = gate_targets(plan, run_dir)
     _check_something_runs(profile, gates, [t.name for t in targets])
     notes = notes if notes is not None else []  # the caller's list: its on_start prints what is added here
-    seen: dict[str, str] = {}
-    for t in targets:
-        if t.launch is None and t.base_url.rstrip("/") in seen:  # a port not changed: the server against itself
-            url = t.base_url.rstrip("/")
-            notes.append(
-                f"{seen[url]} and {t.name} are the same server ({url}): the comparison shows only whether it "
-                "repeats itself, not what speculation changes"
-            )
-        seen.setdefault(t.base_url.rstrip("/"), t.name)
+    notes += same_server_notes({t.name: t.base_url for t in targets if t.launch is None})  # a port not changed
     started = [plan.kind != "external"]  # a user's server: start once it has answered (bad URL = one error line)
     if started[0]:
         run_dir.mkdir(parents=True, exist_ok=True)

@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from specscope.config import check_not_control
 from specscope.errors import ConfigError, StoreError
 from specscope.importers.record import Imported
 from specscope.importers.shapes import read_records
@@ -402,6 +403,9 @@ def import_files(
     for option, name in (("--config", config), ("--workload", workload), ("--baseline", baseline)):
         if name is not None:
             check_name(name, option)
+    for option, name in (("--config", config), ("--baseline", baseline)):
+        if name is not None:
+            check_not_control(name, option)
     read = [(f, r) for f in files for r in read_records(f)]
     existing = out.is_dir() and (out / DB_NAME).exists()
     run = open_run(out, writable=True) if existing else None

@@ -20,6 +20,7 @@ from specscope.errors import ConfigError
 from specscope.launch.logfacts import LogFacts, log_text, parse_log_facts
 from specscope.launch.logpool import LogPool, log_pool
 from specscope.readfile import FileKind, read_user_file
+from specscope.textsafe import shell_word
 
 __all__ = [
     "LOADED_TOLERANCE",
@@ -151,11 +152,17 @@ def parse_server_log_specs(specs: list[str], server_names: list[str] | tuple[str
         name, sep, path = spec.partition("=")
         if not sep:
             if len(server_names) != 1:
+                names = ", ".join(server_names)
                 raise ConfigError(
                     "--server-log needs NAME=FILE when there are several servers",
                     found=spec,
-                    expected=f"one of {', '.join(server_names) or '(no --server given)'}=FILE",
-                    fix="e.g. --server mtp=http://127.0.0.1:8000 --server-log mtp=vllm.log",
+                    expected=f"NAME=FILE with NAME one of {names}"
+                    if names
+                    else "NAME=FILE with NAME a --server's name (no --server given)",
+                    fix="name the server the log is of: "
+                    + " or ".join(f"--server-log {shell_word(f'{n}={spec}')}" for n in server_names)
+                    if names
+                    else "e.g. --server mtp=http://127.0.0.1:8000 --server-log mtp=vllm.log",
                 )
             name, path = server_names[0], spec
         if name not in server_names:

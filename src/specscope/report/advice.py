@@ -427,7 +427,9 @@ def _level_mix_tables(choices: Choices) -> list[Table]:
         for cfg, rate in sorted(lm.static.items(), key=lambda kv: -kv[1])
     ]
     policy = ", ".join(f"N={lev} -> {cfg}" for lev, cfg in lm.dynamic.items())
-    dyn = units.tok_s(lm.dynamic_tok_s).text
+    dyn = f"{policy}: {units.tok_s(lm.dynamic_tok_s).text} tok/s"
+    if not lm.dynamic:  # no level has a pick: no policy and no rate to show (it printed ": — tok/s")
+        dyn = f"none, no level of the level mix has a pick ({no_pick_reason(choices)})"
     gain = "" if lm.dynamic_gain is None else f" ({100 * lm.dynamic_gain:+.1f}% vs the static pick)"
     u = choices.unjudged  # the judged picks never stand alone where the table's own figures rank another first
     also = (
@@ -450,7 +452,7 @@ def _level_mix_tables(choices: Choices) -> list[Table]:
                 Column("pick"),
             ],
             rows,
-            f"Dynamic policy (each level's pick): {policy}: {dyn} tok/s{gain}. Time-weighted: sum over levels of the "
+            f"Dynamic policy (each level's pick): {dyn}{gain}. Time-weighted: sum over levels of the "
             "share of wall time x the mix rate (tok/s); per user: each level's median stream rate weighted by its "
             "share of time (a point estimate, no verdict).",
         )

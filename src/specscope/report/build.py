@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from specscope.config import RunOptions
+from specscope.config import RunOptions, same_server_notes
 from specscope.facts import RunFacts
 from specscope.records import CellKey, CellResult
 from specscope.report import units
@@ -247,6 +247,9 @@ def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = Non
     charts = run_charts(rc)
     notes = _degraded_notes(rc) + [c.note for c in charts if c.note] + thinking_notes(data.cells)
     notes += side_by_side_note(data.options)
+    # servers the user started (launched ones may reuse a port, one at a time): two configs at one URL are one server
+    started = {c: f.base_url for c, f in data.server_facts.items() if f.kind == "external" and f.base_url}
+    notes += same_server_notes(started)
     notes += spec_notes(data.cells, data.server_facts)  # issue 26: named speculative warnings, drafting as run
     notes += unread_notes(data.cells, data.server_facts, data.manifest.unknown_fields())  # issue 37: unread keys
     j = rc.judgement

@@ -375,7 +375,7 @@ def _levels(ctx: _Ctx, levels: Sequence[int], notes: list[str]) -> list[LevelCho
             if iv is not None:
                 cands.append(_judged(ctx, cfg, lev, iv, [lev], _floor(aa, lev)))
         if not cands:
-            notes.append(f"{ctx.label(lev)}: no paired rounds")
+            notes.append(_no_pairs_note(ctx, lev))
             continue
         if ctx.slo is not None and not ctx.eligible(ctx.run.baseline, [lev]):
             if not any(m.eligible for m in cands if m.config != ctx.aa):
@@ -384,6 +384,21 @@ def _levels(ctx: _Ctx, levels: Sequence[int], notes: list[str]) -> list[LevelCho
         cfg, chosen, reason = _pick(ctx, lev, cands)
         out.append(LevelChoice(lev, cfg, chosen, reason, _per_workload(ctx, lev), tuple(cands)))
     return out
+
+
+def _no_pairs_note(ctx: _Ctx, level: int) -> str:
+    """Why ``level`` has no candidate: no paired round at all, or none on some workloads of the mix (named, with the
+    ones paired and the ``--mix`` that advises on those)."""
+    configs = ctx.candidates + ((ctx.aa,) if ctx.aa else ())
+    paired = [w for w in ctx.mix if any(ctx.run.pairs(cfg, w, level) for cfg in configs)]
+    if not paired:
+        return f"{ctx.label(level)}: no paired rounds"
+    missing = ", ".join(w for w in ctx.mix if w not in paired)
+    mix = ",".join(f"{w}={1 / len(paired):.3g}" for w in paired)
+    return (
+        f"{ctx.label(level)}: no paired rounds on {missing} (paired on {', '.join(paired)}); a pick needs every "
+        f"workload of the mix paired (--mix {mix} picks on what is paired)"
+    )
 
 
 def _over_levels(

@@ -50,7 +50,7 @@ from specscope.stats.summary import CellSummary
 from specscope.stats.timeline import mean
 from specscope.stats.verdict import DEFAULT_MIN_EFFECT, MIN_VERDICT_ROUNDS, Comparison, decide, side_reasons
 
-__all__ = ["JUDGEMENT_SCHEMA", "Judgement", "judge", "speculative_configs"]
+__all__ = ["JUDGEMENT_SCHEMA", "Judgement", "check_baseline", "judge", "speculative_configs"]
 
 JUDGEMENT_SCHEMA = 4  # version of Judgement.to_dict's shape (docs/report-json.md)
 
@@ -256,6 +256,22 @@ def _comparison(
     )
 
 
+def check_baseline(cells: Sequence[CellSummary], baseline: str) -> None:
+    """Refuse a ``baseline`` that is none of the configs of ``cells`` (``judge`` and ``predict RUN`` say it alike).
+
+    Raises:
+        ConfigError: ``baseline`` is not one of the run's configs (they are named).
+    """
+    require_one_of(
+        baseline,
+        list(dict.fromkeys(c.config for c in cells if not c.config.endswith(SENTINEL_SUFFIX))),
+        f"baseline config {baseline!r} is not in the run",
+        expected="one of the run's configs: {}",
+        empty="none (no cells)",
+        fix="pass --baseline with one of the run's configs",
+    )
+
+
 def judge(
     cells: Sequence[CellSummary],
     baseline: str,
@@ -286,14 +302,7 @@ def judge(
         picks: compute the picks (``choices``); False when only the comparisons are needed (the adaptive rule).
     """
     measured = [c for c in cells if not c.config.endswith(SENTINEL_SUFFIX)]
-    require_one_of(
-        baseline,
-        list(dict.fromkeys(c.config for c in measured)),
-        f"baseline config {baseline!r} is not in the run",
-        expected="one of the run's configs: {}",
-        empty="none (no cells)",
-        fix="pass --baseline with one of the run's configs",
-    )
+    check_baseline(measured, baseline)
     axis = level_axis(measured)
     cold = tuple(replace(c, place=f"{c.workload} {axis.label(c.level)}") for c in cold_starts(measured))
     drift = drift_check(cells, baseline, cold)

@@ -60,6 +60,7 @@ from specscope.stats.predict import (
 from specscope.stats.server_spec import draft_passes_per_step, run_k, spec_k
 from specscope.stats.summary import CellSummary
 from specscope.stats.verify_steps import first_token_requests, verify_steps
+from specscope.textsafe import shell_word
 
 __all__ = [
     "TARGET_BYTES_KEYS",
@@ -386,7 +387,7 @@ def _curves(
     return curves
 
 
-def predict_run(
+def predict_run(  # noqa: PLR0913 - the library entry point behind `specscope predict RUN`, one argument per input
     summaries: Iterable[CellSummary],
     *,
     model_bytes: float | None = None,
@@ -396,8 +397,10 @@ def predict_run(
     bandwidth_bytes_s: float | None = None,
     baseline: str = "base",
     max_k: int = 8,
+    run: str | None = None,
 ) -> RunPrediction:
-    """Fit and compare (see the module docstring).
+    """Fit and compare (see the module docstring). ``run``: the run folder's path, named in a fix's command line
+    (None: the placeholder ``RUN``).
 
     Raises:
         ConfigError: no target byte count, no usable concurrency-1 baseline cell, or no speculative config at
@@ -432,11 +435,14 @@ def predict_run(
             f"no usable concurrency-1 cell of the baseline {baseline!r}",
             found=" | ".join(unusable[:3])
             if unusable
-            else sorted({c.config for c in cells}) or "no concurrency-1 cells",
+            else f"configs at concurrency 1: {', '.join(sorted({c.config for c in cells}))}"
+            if cells
+            else "no concurrency-1 cells",
             expected=f"{baseline} at concurrency 1",
             # the cells are there but none is ok: measuring them again helps, not a different matrix
-            fix="measure again on a quieter machine (a run like this one: specscope bench --like RUN); a degraded "
-            "or failed cell enters no figure"
+            fix="measure again on a quieter machine (a run like this one: "
+            f"`specscope bench --like {'RUN' if run is None else shell_word(run)}`); a degraded or failed cell enters "
+            "no figure"
             if unusable
             else f"bench with --max-concurrency 1 and the {baseline!r} config",
         )

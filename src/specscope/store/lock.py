@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 
 from specscope.errors import StoreError
-from specscope.textsafe import shell_word
 
 __all__ = ["LOCK_NAME", "RunLock"]
 
@@ -85,7 +84,8 @@ class RunLock:
                 f"run folder {run_dir} is being written by another specscope",
                 found=f"locked by {holder}",
                 expected="one writer per run folder",
-                fix=f"wait for that run to end (or stop it), then: specscope bench --resume {shell_word(run_dir)}",
+                # the same for bench --resume, import and a surgery of a run: the refused command, run again
+                fix="wait for that process to end (or stop it), then run this command again",
             ) from None
         command = " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv[:3]))
         os.ftruncate(self._fd, 0)

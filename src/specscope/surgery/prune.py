@@ -16,18 +16,17 @@ from typing import Any
 
 from specscope.checkpoint.header import SafetensorsHeader
 from specscope.checkpoint.schema import read_config_file
-from specscope.errors import CheckpointError, SurgeryError
+from specscope.errors import SurgeryError
 from specscope.surgery.graft import _other_files, build_index
 from specscope.surgery.plan import JsonJob, LinkJob, ShardJob, SurgeryPlan, TensorJob
-from specscope.surgery.shards import INDEX_NAME, Checkpoint, read_header
+from specscope.surgery.shards import INDEX_NAME, Checkpoint, read_header, require_folder
 from specscope.textsafe import shell_word
 
 __all__ = ["plan_prune_unindexed"]
 
 
 def _load_index(root: Path) -> dict[str, Any] | None:
-    if not root.is_dir():
-        raise CheckpointError("checkpoint folder not found", found=str(root), expected="a folder", fix="check the path")
+    require_folder(root, "a folder")
     # bounded, type-checked (checkpoint.schema): a broken index is one CheckpointError, never a traceback
     return read_config_file(
         root / INDEX_NAME, fix=f"rebuild it: `specscope surgery reindex {shell_word(root)} --out NEW_FOLDER`"

@@ -170,18 +170,23 @@ def _check_args(scheme: str, layout: str | None, d: str | None) -> str:
     """The layout to write (the target's dialect unless given); refuses unknown or mismatched values."""
     if scheme not in SCHEMES:
         raise SurgeryError(
-            "unknown quantization scheme", found=scheme, expected=list(SCHEMES), fix="use --scheme nvfp4"
+            "unknown quantization scheme",
+            found=scheme,
+            expected=f"one of {', '.join(SCHEMES)}",
+            fix="use --scheme nvfp4",
         )
     if d not in LAYOUTS:
         raise SurgeryError(
             "quantize-draft needs a ModelOpt or compressed-tensors checkpoint",
             found=d,
-            expected=list(LAYOUTS),
+            expected=f"one of {', '.join(LAYOUTS)}",
             fix="quantize the target first; the draft joins its format",
         )
     layout = layout or d
     if layout not in LAYOUTS:
-        raise SurgeryError("unknown layout", found=layout, expected=list(LAYOUTS), fix="--layout modelopt")
+        raise SurgeryError(
+            "unknown layout", found=layout, expected=f"one of {', '.join(LAYOUTS)}", fix="--layout modelopt"
+        )
     if layout != d:
         raise SurgeryError(
             "layout differs from the checkpoint's quantization format",

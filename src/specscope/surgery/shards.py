@@ -173,7 +173,7 @@ class Checkpoint:
             raise SurgeryError(
                 f"{name}: dtype {info.dtype} has no numpy equivalent",
                 found=info.dtype,
-                expected=sorted(NUMPY_DTYPES),
+                expected=f"one of {', '.join(sorted(NUMPY_DTYPES))}",
                 fix="leave this tensor out of the operation",
             )
         return np.frombuffer(self.read_bytes(name), dtype=dt).reshape(info.shape)
@@ -219,6 +219,25 @@ class Checkpoint:
         return read_config_file(self.root / name)
 
 
+def require_folder(root: Path, expected: str) -> None:
+    """Refuse a checkpoint path that is not a folder: a file is named as one, with its folder as the fix (a file
+    was called "not found"); else not found.
+
+    Raises:
+        CheckpointError: ``root`` is not a folder.
+    """
+    if root.is_dir():
+        return
+    if root.exists():
+        raise CheckpointError(
+            "the checkpoint is a file, not a folder",
+            found=f"{root} (a file)",
+            expected=expected,
+            fix=f"pass the folder that holds it: {root.parent}",
+        )
+    raise CheckpointError("checkpoint folder not found", found=str(root), expected=expected, fix="check the path")
+
+
 def open_checkpoint(root: str | os.PathLike[str], *, broken_index_ok: bool = False) -> Checkpoint:
     """Read every safetensors header and the index of a local folder (no tensor data is read).
 
@@ -231,10 +250,7 @@ def open_checkpoint(root: str | os.PathLike[str], *, broken_index_ok: bool = Fal
         SurgeryError: one tensor name stored in two shards (ambiguous; surgery refuses).
     """
     root = Path(root)
-    if not root.is_dir():
-        raise CheckpointError(
-            "checkpoint folder not found", found=str(root), expected="a folder of safetensors", fix="check the path"
-        )
+    require_folder(root, "a folder of safetensors")
     shards = sorted(p.name for p in root.glob("*.safetensors") if p.is_file())
     if not shards:
         raise CheckpointError(

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from specscope.config import check_not_control
 from specscope.errors import ConfigError
 from specscope.values import check_name, csv_items
 
@@ -66,7 +67,9 @@ def parse_configs(values: str | Iterable[str] | None) -> tuple[str, ...] | None:
         return None
     items = [values] if isinstance(values, str) else list(values)
     names = tuple(
-        check_name(n, "--configs", "base,draft") for item in items for n in csv_items(item, "--configs", "base,draft")
+        check_not_control(check_name(n, "--configs", "base,draft"), "--configs")
+        for item in items
+        for n in csv_items(item, "--configs", "base,draft")
     )
     if not names:
         return None
@@ -105,7 +108,7 @@ def parse_servers(specs: Iterable[str], names: tuple[str, ...] | None = None) ->
                 expected="NAME=URL or URL",
                 fix="e.g. --server mtp3=http://127.0.0.1:8000",
             )
-        check_name(name, "--server", "mtp3=http://127.0.0.1:8000")
+        check_not_control(check_name(name, "--server", "mtp3=http://127.0.0.1:8000"), "--server")
         if name in out:
             raise ConfigError(
                 "--server names repeat", found=name, expected="one URL per config name", fix="name them with NAME=URL"

@@ -50,6 +50,14 @@ def read_script(path: Path) -> TruthScript:
         return TruthScript.model_validate_json(text)
     except ValidationError as exc:
         first = exc.errors()[0]
+        if not first["loc"]:  # the document itself: not JSON, or JSON that is not an object (no field to name)
+            what = "not JSON" if first["type"] == "json_invalid" else "not a JSON object"
+            raise ConfigError(
+                "the script is not a valid TruthScript",
+                found=f"{path}: {what} ({first['msg']})",
+                expected="a JSON object of the fields of specscope.truth.script.TruthScript",
+                fix='write a JSON object of TruthScript fields, e.g. {"default": {"output_tokens": 16}}',
+            ) from exc
         raise ConfigError(
             "the script is not a valid TruthScript",
             found=f"{path}: {'.'.join(map(str, first['loc']))}: {first['msg']}",
