@@ -176,7 +176,7 @@ class Opt:
             if not isinstance(value, str) or not value.strip():
                 raise self._empty(flag, repr(value))
             if kind == "choice" and value not in self.choices:
-                raise ConfigError.invalid_value(flag, value, f"one of {', '.join(self.choices)}")
+                raise ConfigError.invalid_value(flag, value, f"one of {', '.join(self.choices)}", choices=self.choices)
             return value
         example = (self.metavar or "A,B").lower()
         if kind == "names":

@@ -173,7 +173,7 @@ def parse_targets(
             ``--launch vllm`` (nothing would read it), or a bad ``--server`` entry.
     """
     if launch not in LAUNCHERS:
-        raise ConfigError.invalid_value("--launch", launch, f"one of {', '.join(LAUNCHERS)}")
+        raise ConfigError.invalid_value("--launch", launch, f"one of {', '.join(LAUNCHERS)}", choices=LAUNCHERS)
     names = parse_configs(configs)
     specs = list(servers or ())
     recipe_launch = f"--launch {LAUNCHERS[1]}"  # the one launcher that reads --recipes
