@@ -365,6 +365,15 @@ BENCH_SPEC: tuple[Opt, ...] = (
     Opt("recipes", "servers", "path", "vLLM recipes TOML file (default: the shipped one).", "FILE"),
     Opt("threads", "servers", "int", "Compute threads of the embedded engine.", "N", field="threads"),
     Opt(
+        "start_timeout",
+        "servers",
+        "duration",
+        "Longest wait for a launched server's /health, e.g. 15m (default: 2m for the embedded engine, 15m for "
+        "a recipe).",
+        "DURATION",
+        resume="free",
+    ),
+    Opt(
         "draft_cache",
         "servers",
         "path",
