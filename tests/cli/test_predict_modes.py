@@ -94,3 +94,13 @@ def test_a_run_less_option_out_of_its_mode_says_which_was_found(run, found, caps
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
     want = f"error: --overhead applies only to the run-less prediction; {found}"
     assert code == 2 and one_error(err).startswith(want)
+
+
+def test_a_drafter_that_drafts_every_step_gets_no_drafted_share_note(tmp_path, capsys, monkeypatch):
+    """The quick run's drafters draft on every verify step (tests/quickrun's counters: generated = steps + accepted
+    + one prefill token per request): ``predict`` names no drafted share (it said ``draft/edit: drafted on 91.7% of
+    its verify steps`` while the stand-in left the prefill token out)."""
+    run = make_quick_run(tmp_path / "run")
+    code, out, err = cli(["predict", run], capsys, monkeypatch, tmp_path)
+    assert code == 0
+    assert "of its verify steps" not in out + err
