@@ -223,7 +223,7 @@ CensusOption = Annotated[
     typer.Option("--census", help="With --parse-log: compare 'Model loading took' with this model's census."),
 ]
 ListRecipesOption = Annotated[bool, typer.Option("--list", help="List the recipes of the file.")]
-StartTimeoutOption = Annotated[str, _spec_option("start_timeout")]
+StartTimeoutOption = Annotated[str, _spec_option("start_timeout", show_default=False)]  # the help says it
 
 # --- truth-server ---
 TruthPortOption = Annotated[
