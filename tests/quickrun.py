@@ -72,13 +72,18 @@ def _streams(
 def _counters(
     n: int, drafted: int, rate: float, done: float, tokens: int = TOKENS
 ) -> tuple[SpecCounters, SpecCounters]:
-    """llama.cpp's counters before / after a cell (``done``: tokens generated before it; ``tokens`` per stream)."""
+    """llama.cpp's counters before / after a cell (``done``: tokens generated before it; ``tokens`` per stream).
+
+    They add up as an engine's do (:mod:`specscope.stats.verify_steps`): each of the ``n`` requests' first token
+    comes from prefill, every other token from a verify step, which emits 1 + its accepted tokens; the drafter
+    drafts ``drafted`` tokens on every verify step, so drafts = verify steps = generated - accepted - ``n``."""
     generated = float(tokens * n)
     if not drafted:
         before = SpecCounters(generation_tokens=done, present=frozenset({"generation"}))
         return before, SpecCounters(generation_tokens=done + generated, present=frozenset({"generation"}))
-    steps = round(generated / (1 + drafted * rate))
-    accepted = round(steps * drafted * rate)
+    by_steps = tokens * n - n  # the tokens the verify steps emitted (all but each request's prefill token)
+    steps = round(by_steps / (1 + drafted * rate))
+    accepted = by_steps - steps
     present = frozenset({"spec", "generation"})
     before = SpecCounters(drafts=0.0, draft_tokens=0.0, accepted_tokens=0.0, generation_tokens=done, present=present)
     after = SpecCounters(

@@ -376,7 +376,9 @@ def profile_options(name: str, flags: Mapping[str, str] | None = None, **overrid
         ConfigError: unknown profile or an invalid option value.
     """
     if name not in PROFILES:
-        raise ConfigError.invalid_value("--profile", name, f"one of {', '.join(PROFILES)}", fix="e.g. --profile quick")
+        raise ConfigError.invalid_value(
+            "--profile", name, f"one of {', '.join(PROFILES)}", choices=PROFILES, fix="e.g. --profile quick"
+        )
     values = {**PROFILES[name], **{k: v for k, v in overrides.items() if v is not None}}
     try:
         return BenchOptions(**values)

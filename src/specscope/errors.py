@@ -96,15 +96,24 @@ class ConfigError(SpecscopeError):
 
     @classmethod
     def invalid_value(
-        cls, flag: str, found: object, expected: str, *, fallback: str = "", fix: str | None = None
+        cls,
+        flag: str,
+        found: object,
+        expected: str,
+        *,
+        choices: Iterable[object] = (),
+        fallback: str = "",
+        fix: str | None = None,
     ) -> ConfigError:
         """``invalid value for FLAG`` (a value outside an option's choices or bounds): the one wording of it in
         every command, whether typer checked the option (:func:`specscope.cli.crash.usage_parts`) or bench's
         option spec did (:mod:`specscope.bench.spec`, :func:`specscope.config.profile_options`). ``expected`` is
         the plain words (:func:`plain_bound`, ``one of a, b``); the fix follows from it (:func:`value_fix`), else
-        ``fallback`` (default: the command's ``--help``); a ``fix`` given is used as it is."""
+        ``fallback`` (default: the command's ``--help``); a ``fix`` given is used as it is. ``choices``: the
+        names the option takes, when it takes names (the caller's own list, never read back out of ``expected``):
+        the closest to ``found`` is suggested (:func:`did_you_mean`)."""
         fix = fix or value_fix(flag, expected, fallback or f"`--help` says what {flag} takes")
-        fix = _with_hint(did_you_mean(found, _listed(expected)), fix)
+        fix = _with_hint(did_you_mean(found, choices), fix)
         return cls(f"invalid value for {flag}", found=found, expected=expected, fix=fix)
 
     @classmethod
@@ -258,15 +267,6 @@ def did_you_mean(found: object, choices: Iterable[object]) -> str | None:
         if close:
             hints.append(close[0] + suffix)
     return f"did you mean {', '.join(dict.fromkeys(hints))}?" if hints else None
-
-
-def _listed(expected: str) -> list[str]:
-    """The names an ``expected`` text lists (``one of a, b, c``; ``NAME=VALUE with NAME one of a, b``; the items
-    that are words, not prose such as ``or a speculative one's NAME-kK``)."""
-    m = re.search(r"(?:^|NAME )one of (.+)", expected)
-    if m is None:
-        return []
-    return [x.strip() for x in m.group(1).split(",") if re.fullmatch(r"[A-Za-z0-9_.:@/+-]+", x.strip())]
 
 
 def _with_hint(hint: str | None, fix: str) -> str:

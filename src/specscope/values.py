@@ -410,7 +410,9 @@ def parse_pairs(
         if allowed is not None and name not in allowed:
             if what.startswith("-"):  # an option: the one wording of a value outside its choices
                 expected = f"NAME=VALUE with NAME one of {', '.join(allowed)}"
-                raise ConfigError.invalid_value(what, f"{name}={raw}", expected, fix=f"e.g. {what} {example}")
+                raise ConfigError.invalid_value(
+                    what, f"{name}={raw}", expected, choices=allowed, fix=f"e.g. {what} {example}"
+                )
             raise ConfigError.unknown(f"name in {what}", name, allowed, fix=f"e.g. {what} {example}")
         try:
             out[name] = read(str(raw)) if read is not None else raw  # type: ignore[assignment]

@@ -1,8 +1,9 @@
 """An MTP head a config declares for a model type no engine of the census loads an MTP head for (MiniMax-M2).
 
 MiniMax-M2's config.json declares ``use_mtp: true``, ``num_mtp_modules: 3``, ``mtp_transformer_layers: 1``. vLLM
-reads ``num_mtp_modules`` only to skip ``model.layers.{N+i}`` (i < num_mtp_modules) in the target's loader
-(vllm/model_executor/models/minimax_m2.py @01d99586 ``get_spec_layer_idx_from_weight_name``), and
+reads ``num_mtp_modules`` only in the target loader's skip of ``model.layers.{N+i}`` (i < num_mtp_modules)
+(vllm/model_executor/models/minimax_m2.py @01d99586 ``get_spec_layer_idx_from_weight_name``), a skip that never
+matches (AutoWeightsLoader strips ``model.`` first), and builds no MTP layer (minimax_m2.py does not read ``use_mtp``);
 vllm/config/speculative.py @002e77c1 ``hf_config_override`` maps no ``minimax_m2`` model type to an MTP model (its MTP
 list has ``minimax_m3_mtp`` only); SGLang's ``model_config.py`` @001adf56 names no MiniMax-M2 draft class.
 
@@ -40,6 +41,10 @@ def test_declared_mtp_with_no_engine_and_no_tensors_is_named(tmp_path: Path) -> 
     assert "use_mtp: True, num_mtp_modules: 3" in f.message and "'minimax_m2'" in f.message
     assert "no engine" in f.message and "stores no MTP tensor" in f.message
     assert f.fix is not None and "graft" not in f.fix and not re.search(r"deepseek-ai|Qwen/", f.fix)
+    # vLLM minimax_m2.py @01d99586: num_mtp_modules is read only by the target's skip of model.layers.N+i names,
+    # which AutoWeightsLoader has stripped of model. first: the skip never matches, and no MTP layer is built
+    assert f.consequence is not None and "only to skip" not in f.consequence
+    assert "never matches" in f.consequence and "builds no MTP layer" in f.consequence
 
 
 @pytest.mark.parametrize("stored", [2, 5])  # within num_mtp_modules (3), and past it

@@ -62,3 +62,9 @@ def test_a_run_made_before_run_records_is_checked_on_its_options_only():
     check_resume_options(old, {"max_concurrency": [2, 1], "baseline": "base"}, Path("r"))
     assert "--max-concurrency 4 (run has 1,2)" in _refused({"max_concurrency": [4]}, old)
     assert "--profile quick (run made before run records: cannot check)" in _refused({"profile": "quick"}, old)
+
+
+def test_a_different_start_timeout_is_accepted():
+    """``--start-timeout`` bounds a server's start, not a figure: a resume may wait longer (or less) than the run."""
+    made = {**MANIFEST, "run_options": {**MANIFEST["run_options"], "start_timeout": 120.0}}
+    check_resume_options(made, {"start_timeout": 900.0}, Path("r"))

@@ -20,6 +20,9 @@ from specscope.errors import ConfigError, did_you_mean
         (["bench", "--launch", "vllmm", "--dry-run"], "fix: did you mean vllm? ("),
         (["bench", "--order", "blokcs", "--dry-run"], "fix: did you mean blocks? ("),
         (["bench", "--slo", "ttfx=2s", "--dry-run"], "fix: did you mean ttft? ("),
+        (["bench", "--dataset", "speed-bnch", "--dry-run"], "fix: did you mean speed-bench? ("),
+        (["gate", "--gate", "arithmetc", "--server", "http://127.0.0.1:9"], "fix: did you mean arithmetic? ("),
+        (["report", "run", "--format", "jsn"], "fix: did you mean json? ("),
     ],
 )
 def test_a_close_name_is_suggested(argv, hint, capsys, monkeypatch, tmp_path):
@@ -39,3 +42,13 @@ def test_the_helper():
     assert did_you_mean("xyz", ["base", "ngram"]) is None
     err = ConfigError.unknown("workload", "kode", ["prose", "code"], fix="pass one of them")
     assert err.fix == "did you mean code? (pass one of them)"
+
+
+def test_the_choices_come_from_the_caller_not_the_prose():
+    """The names a refused value is matched against are the ones the caller passes (``choices``), never read back
+    out of the ``expected`` words: prose that lists nothing still gets its hint, prose that looks like a list gets
+    none of its own."""
+    err = ConfigError.invalid_value("--configs", "ngarm", "a config the engine has", choices=["base", "ngram"])
+    assert err.fix == "did you mean ngram? (`--help` says what --configs takes)"
+    err = ConfigError.invalid_value("--configs", "ngarm", "one of base, ngram")
+    assert err.fix is not None and "did you mean" not in err.fix

@@ -120,3 +120,13 @@ def test_a_baseline_not_in_the_run_is_named_as_advise_names_it(tmp_path, capsys,
     ), line
     code, _, err2 = cli(["advise", run, "--baseline", "nope"], capsys, monkeypatch, tmp_path)
     assert one_error(err2) == line
+
+
+def test_a_drafter_that_drafts_every_step_gets_no_drafted_share_note(tmp_path, capsys, monkeypatch):
+    """The quick run's drafters draft on every verify step (tests/quickrun's counters: generated = steps + accepted
+    + one prefill token per request): ``predict`` names no drafted share (it said ``draft/edit: drafted on 91.7% of
+    its verify steps`` while the stand-in left the prefill token out)."""
+    run = make_quick_run(tmp_path / "run")
+    code, out, err = cli(["predict", run], capsys, monkeypatch, tmp_path)
+    assert code == 0
+    assert "of its verify steps" not in out + err

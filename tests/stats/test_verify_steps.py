@@ -36,3 +36,19 @@ def test_failed_streams_without_tokens_leave_no_first_token_and_with_tokens_leav
     for failed in (5, None):
         loud = cell("draft", "edit", 4, 0, 30.0, failed_output_tokens=failed, **kw)
         assert first_token_requests(loud) is None and verify_steps(loud) is None
+
+
+def test_the_quick_runs_counters_are_an_engines(tmp_path):
+    """tests/quickrun's stand-in counters add up as an engine's do (generated = verify steps + accepted + one prefill
+    token per request): its drafters draft on every step, so each speculative cell's verify steps are its drafts,
+    and ``predict`` on it says nothing of a drafted share (it said 91.7 % for draft/edit when the prefill token was
+    left out)."""
+    from quickrun import make_quick_run
+    from specscope.stats.cells import summarize_run
+    from specscope.store import open_run
+
+    with open_run(make_quick_run(tmp_path / "q")) as run:
+        cells = [c for c in summarize_run(run) if c.counters is not None and c.counters.drafts]
+    assert cells
+    assert [verify_steps(c) for c in cells] == [c.counters.drafts for c in cells if c.counters is not None]
+    assert {draft_fraction(cells, c.config, c.workload) for c in cells} == {1.0}

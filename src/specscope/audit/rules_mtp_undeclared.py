@@ -4,8 +4,9 @@ census has no MTP loader for.
 Sources: the families' loaders (:mod:`specscope.audit.architectures`, ``architectures.toml``), which build only the
 layers their key declares; MiniMax-M2 (config.json ``use_mtp: true``, ``num_mtp_modules: 3``): vLLM
 vllm/model_executor/models/minimax_m2.py @01d99586 reads ``num_mtp_modules`` only in
-``get_spec_layer_idx_from_weight_name``, to skip ``model.layers.{N+i}`` (i < num_mtp_modules) in the target's loader,
-and vllm/config/speculative.py @002e77c1 ``hf_config_override`` maps no ``minimax_m2`` model type to an MTP model;
+``get_spec_layer_idx_from_weight_name``, the target loader's skip of ``model.layers.{N+i}`` (i < num_mtp_modules),
+which never matches (AutoWeightsLoader hands the loader names without ``model.``), and builds no MTP layer; and
+vllm/config/speculative.py @002e77c1 ``hf_config_override`` maps no ``minimax_m2`` model type to an MTP model;
 SGLang's python/sglang/srt/configs/model_config.py @001adf56 names no draft class for it (docs/architectures.md census).
 MiniMax-M3 (``minimax_m3``, ``MiniMaxM3ForCausalLM``: ``num_nextn_predict_layers: 1`` beside ``num_mtp_modules: 7``):
 speculative.py @002e77c1 maps only ``minimax_m3_vl`` / ``minimax_m3_mtp`` and MiniMaxM3SparseForConditionalGeneration
@@ -32,7 +33,8 @@ MTP_SEGMENT = re.compile(r"(?:^|[._])(?:mtp|nextn)[._]")
 _SHOWN = 3
 
 #: config keys that declare an MTP head in a model type whose engines read them for no MTP loader (MiniMax-M2's,
-#: vLLM minimax_m2.py @01d99586): ``use_mtp`` (bool) and ``num_mtp_modules`` (the layer count the target skips)
+#: vLLM minimax_m2.py @01d99586): ``use_mtp`` (bool) and ``num_mtp_modules`` (the layer count the target's skip
+#: names; the skip never matches, :data:`_TARGET_RAISES`)
 _NO_LOADER_KEYS = ("use_mtp", "num_mtp_modules")
 
 #: model types whose target loader raises on a main layer stored past ``num_hidden_layers``, with its source: vLLM

@@ -59,7 +59,11 @@ class _NamedOption:
             )
         if name not in configs:
             raise ConfigError.invalid_value(
-                self.option, spec, f"{self.form} with NAME one of {', '.join(configs)}", fix=self.unknown_fix
+                self.option,
+                spec,
+                f"{self.form} with NAME one of {', '.join(configs)}",
+                choices=configs,
+                fix=self.unknown_fix,
             )
         return name, value
 

@@ -48,6 +48,7 @@ def check_names(options: BenchOptions, servers: dict[str, str] | None, engine: s
             "--workloads",
             ",".join(unknown_w),
             f"one of {', '.join(PACK_NAMES)}",
+            choices=PACK_NAMES,
             fix="e.g. --workloads prose,code,edit",
         )
     if servers:
@@ -75,7 +76,8 @@ def check_names(options: BenchOptions, servers: dict[str, str] | None, engine: s
         )
     if unknown_c:
         drafts = "" if servers else f", or a speculative one's NAME-kK with K from 1 to {K_MAX} (a draft length)"
-        raise ConfigError.invalid_value("--configs", ",".join(unknown_c), f"one of {', '.join(known)}{drafts}", fix=fix)
+        expected = f"one of {', '.join(known)}{drafts}"
+        raise ConfigError.invalid_value("--configs", ",".join(unknown_c), expected, choices=known, fix=fix)
     if not servers:  # each config as its server would start it: a -kK its base cannot run is refused here, before
         _resolve_all(options, engine == "embedded", recipes)  # the run folder is made (refused at its server's start)
 

@@ -88,15 +88,18 @@ def new_run_dir(out: Path) -> Path:
 
 @dataclass(frozen=True)
 class EngineFiles:
-    """Files the servers that specscope launches use.
+    """Files the servers that specscope launches use, and how long their start may take.
 
     Attributes:
         recipes: the vLLM recipes file (``engine="vllm"``); None: the file shipped with specscope.
         draft_cache: where the embedded engine keeps its derived draft model; None: its default.
+        start_timeout_s: longest wait for a launched server's ``/health`` (``--start-timeout``), seconds; None:
+            the server's own default (:class:`~specscope.engine.EmbeddedServer`, :class:`~specscope.launch.VllmServer`).
     """
 
     recipes: Path | None = None
     draft_cache: Path | None = None
+    start_timeout_s: float | None = None
 
 
 def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope bench`
@@ -144,7 +147,7 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
             raise
         engine = run.manifest.get("engine", "embedded")
         recipes = Path(run.manifest["recipes"]) if run.manifest.get("recipes") else None
-        files = EngineFiles(recipes, files.draft_cache)
+        files = EngineFiles(recipes, files.draft_cache, files.start_timeout_s)
     else:
         options = judged_options(options or BenchOptions())
         engine = "external" if servers else engine
@@ -310,14 +313,17 @@ def _target(
 
 def _launch(config: str, log_path: Path, options: BenchOptions, engine: str, files: EngineFiles) -> Any:
     """The context of a server specscope starts for ``config``: a vLLM recipe or the embedded engine."""
+    limit = files.start_timeout_s
     if engine == "vllm":
-        return launched_target(server_config(config), log_path, recipes=files.recipes)
+        return launched_target(server_config(config), log_path, recipes=files.recipes, start_timeout_s=limit)
     return embedded_target(
         server_config(config),
         log_path,
         threads=options.threads,
         n_parallel=max(options.levels),
         draft_cache=files.draft_cache,
+        start_timeout_s=limit,
+        name=config,
     )
 
 

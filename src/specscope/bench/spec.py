@@ -176,7 +176,7 @@ class Opt:
             if not isinstance(value, str) or not value.strip():
                 raise self._empty(flag, repr(value))
             if kind == "choice" and value not in self.choices:
-                raise ConfigError.invalid_value(flag, value, f"one of {', '.join(self.choices)}")
+                raise ConfigError.invalid_value(flag, value, f"one of {', '.join(self.choices)}", choices=self.choices)
             return value
         example = (self.metavar or "A,B").lower()
         if kind == "names":
@@ -364,6 +364,15 @@ BENCH_SPEC: tuple[Opt, ...] = (
     Opt("server", "servers", "items", "A server you started: NAME=URL or URL (repeat per config).", "NAME=URL"),
     Opt("recipes", "servers", "path", "vLLM recipes TOML file (default: the shipped one).", "FILE"),
     Opt("threads", "servers", "int", "Compute threads of the embedded engine.", "N", field="threads"),
+    Opt(
+        "start_timeout",
+        "servers",
+        "duration",
+        "Longest wait for a launched server's /health, e.g. 15m (default: 2m for the embedded engine, 15m for "
+        "a recipe).",
+        "DURATION",
+        resume="free",
+    ),
     Opt(
         "draft_cache",
         "servers",

@@ -109,10 +109,12 @@ def base_prompts(options: BenchOptions, edit_pack: Any) -> tuple[dict[str, list[
             continue
         keys = [k for k in extra if k == w or k.startswith(w + "@")]
         if not keys:
+            names = [*PACK_NAMES, *options.workload_files, *extra]
             raise ConfigError.invalid_value(
                 "--workloads",
                 w,
-                f"one of {', '.join([*PACK_NAMES, *options.workload_files, *extra])}",
+                f"one of {', '.join(names)}",
+                choices=names,
                 fix=f"name one of those in --workloads, or add your own prompts: --workload {w}=FILE",
             )
         for k in keys:

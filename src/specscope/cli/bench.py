@@ -248,7 +248,7 @@ def _bench(raw: dict[str, Any], spec: tuple[Opt, ...]) -> None:
                 resume=resume,
                 on_cell=on_cell,
                 engine=_engine(setup),
-                files=EngineFiles(recipes=setup.plan.recipes, draft_cache=draft_cache),
+                files=EngineFiles(setup.plan.recipes, draft_cache, values.get("start_timeout")),
                 run_dir=None,  # run_bench names a new run's folder (unique even within one second)
                 controls=controls,
             )

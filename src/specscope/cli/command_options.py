@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from specscope.cli.options import MaybeNames, MaybePath, MaybeStr
+from specscope.cli.options import MaybeNames, MaybePath, MaybeStr, _spec_option
 from specscope.config import MAX_MAX_TOKENS
 
 __all__ = [
@@ -223,9 +223,7 @@ CensusOption = Annotated[
     typer.Option("--census", help="With --parse-log: compare 'Model loading took' with this model's census."),
 ]
 ListRecipesOption = Annotated[bool, typer.Option("--list", help="List the recipes of the file.")]
-StartTimeoutOption = Annotated[
-    str, typer.Option("--start-timeout", metavar="DURATION", help="Longest wait for /health, e.g. 15m.")
-]
+StartTimeoutOption = Annotated[str, _spec_option("start_timeout", show_default=False)]  # the help says it
 
 # --- truth-server ---
 TruthPortOption = Annotated[

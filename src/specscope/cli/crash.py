@@ -36,6 +36,7 @@ from pathlib import Path
 import click
 import typer
 
+from specscope.cli.options import NotAChoice
 from specscope.errors import ConfigError, SpecscopeError, plain_bound, value_fix
 from specscope.readfile import NotRegularFile
 from specscope.redact import redact_argv, redact_text
@@ -184,7 +185,7 @@ def usage_parts(exc: typer.TyperException | click.ClickException, argv: list[str
         usage = ctx.get_usage().removeprefix("Usage:").strip() if ctx is not None else f"{where} {name}"
         what = (getattr(param, "help", "") or "").rstrip(".")
         return message, f"no {name}", usage, f"add {name}" + (f" ({what})" if what else "")
-    if kind == "BadParameter" and param is not None:
+    if (kind == "BadParameter" or isinstance(exc, typer.BadParameter)) and param is not None:
         flags = list(getattr(param, "opts", []) or [])
         typed = _typed_value(argv, flags)
         detail = plain_bound(message.split(": ", 1)[-1])  # typer checks min= / max= with pydantic: its words
@@ -194,7 +195,8 @@ def usage_parts(exc: typer.TyperException | click.ClickException, argv: list[str
         fallback = f"`{where} --help` says what {flag} takes"
         if not flags:  # an argument: click's own "Invalid value for 'RUN'"
             return message.split(": ", 1)[0], typed, detail, value_fix(flag, detail, fallback)
-        error = ConfigError.invalid_value(flag, typed, detail, fallback=fallback)
+        choices: tuple[str, ...] = exc.choices if isinstance(exc, NotAChoice) else ()
+        error = ConfigError.invalid_value(flag, typed, detail, choices=choices, fallback=fallback)
         return error.message, typed, detail, str(error.fix)
     if m := re.match(r"No such command '([^']*)'", message):
         name = m.group(1)

@@ -92,7 +92,7 @@ def export_cmd(
     Exit codes: 0 exported; 2 not a run, an invalid --to, --to profile without -o, -o FILE.json on a run of several
     profiles, no per-position acceptance, MLflow not installed."""
     if to not in TARGETS:  # the one wording of a value outside an option's choices
-        raise ConfigError.invalid_value("--to", to, f"one of {', '.join(TARGETS)}")
+        raise ConfigError.invalid_value("--to", to, f"one of {', '.join(TARGETS)}", choices=TARGETS)
     wrong = ("--tracking-uri", tracking_uri, "--to mlflow") if to == "profile" else ("-o", output, "--to profile")
     if wrong[1] is not None:
         raise ConfigError(

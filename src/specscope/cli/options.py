@@ -31,6 +31,7 @@ __all__ = [
     "BandwidthOption",
     "BaselineOption",
     "MinEffectOption",
+    "NotAChoice",
     "BytesPerStepOption",
     "CheckpointOption",
     "ConcurrencyOption",
@@ -82,6 +83,15 @@ REPORT_FORMATS = ("text", "markdown", "json", "html")
 TEXT_JSON = ("text", "json")
 
 
+class NotAChoice(typer.BadParameter):
+    """A value a typer callback refused for not being one of ``choices`` (click's own words, ``'x' is not one of
+    a, b``); :func:`specscope.cli.crash.usage_parts` suggests the closest of ``choices``."""
+
+    def __init__(self, value: str, choices: tuple[str, ...]) -> None:
+        super().__init__(f"{value!r} is not one of {', '.join(choices)}")
+        self.choices = choices
+
+
 def format_choice(allowed: tuple[str, ...]) -> Callable[[str | None], str | None]:
     """A typer callback validating ``-f/--format`` against ``allowed`` (None: not given; old value names of
     :data:`specscope.cli.vocab.FORMAT_VALUE_ALIASES` print one deprecation line)."""
@@ -92,7 +102,7 @@ def format_choice(allowed: tuple[str, ...]) -> Callable[[str | None], str | None
             typer.echo(f"warning: -f {value} is deprecated: use -f {FORMAT_VALUE_ALIASES[value]}", err=True)
             value = FORMAT_VALUE_ALIASES[value]
         if value is not None and value not in allowed:
-            raise typer.BadParameter(f"{value!r} is not one of {', '.join(allowed)}")
+            raise NotAChoice(value, allowed)
         return value
 
     return check

@@ -39,6 +39,7 @@ class LlamaChild:
         alias: the model name the server answers to.
         log_path: file that receives the child's stdout and stderr (appended).
         host: interface to listen on. port: TCP port, 0 = a free one picked by the server (no race).
+        name: how its log header and errors name it (a run's config); None: the config's name.
 
     Attributes (after :meth:`start`): base_url (``http://host:port``), command_line (an equivalent
     ``llama-server`` command line), startup_s (seconds from spawn to healthy).
@@ -54,8 +55,10 @@ class LlamaChild:
         log_path: Path,
         host: str = "127.0.0.1",
         port: int = 0,
+        name: str | None = None,
     ) -> None:
         self.config = config
+        self.name = name or config.name
         self.model_path = model_path
         self.draft_path = draft_path
         self.alias = alias
@@ -88,7 +91,7 @@ class LlamaChild:
         }
         launch_file = self._launch_dir / "launch.json"
         launch_file.write_text(json.dumps(launch))
-        name = f"embedded engine {self.config.name!r}"
+        name = f"embedded engine {self.name!r}"
         self.process = ManagedProcess(
             [sys.executable, "-m", "specscope.engine.serve", str(launch_file)],
             self.log_path,

@@ -224,6 +224,7 @@ def get_config(name: str) -> EngineConfig:
             "--configs",
             name,
             f"one of {', '.join(configs)}",
+            choices=configs,
             fix="pick one of the listed configs, or pass --server URL to use your own server",
         )
     return configs[name]

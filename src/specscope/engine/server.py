@@ -44,6 +44,8 @@ class EmbeddedServer:
         host: interface to listen on.
         start_timeout_s: seconds to wait for ``/health`` after the child was spawned (draft derivation
             happens before and is not counted).
+        name: how its log header and errors name it (a run's config: the A/A control ``base-again`` runs
+            ``base``'s config); None: the config's name.
 
     Attributes (valid after :meth:`start`):
         base_url: ``http://host:port`` (no trailing slash; OpenAI routes are under ``/v1``).
@@ -65,6 +67,7 @@ class EmbeddedServer:
         port: int | None = None,
         host: str = "127.0.0.1",
         start_timeout_s: float = 120.0,
+        name: str | None = None,
     ) -> None:
         self.config = config
         self.log_path = Path(log_path)
@@ -74,7 +77,7 @@ class EmbeddedServer:
         self.model_name: str | None = None
         self.draft: DraftInfo | None = None
         self.model_path: Path | None = None
-        self.name = config.name
+        self.name = name or config.name
         self.kind = "embedded"
         self._child: LlamaChild | None = None  # the last child started (kept after stop for its facts)
         self._model_sha256: str | None = None
@@ -174,6 +177,7 @@ class EmbeddedServer:
             log_path=self.log_path,
             host=self.host,
             port=self.requested_port if self.requested_port is not None else 0,
+            name=self.name,
         )
         self._child.start(self.start_timeout_s)
 

@@ -35,7 +35,7 @@ def check_gate(name: str) -> str:
         ConfigError: ``invalid value for --gate`` (the one wording of a value outside an option's choices).
     """
     if name not in GATES:
-        raise ConfigError.invalid_value("--gate", name, f"one of {', '.join(GATES)}")
+        raise ConfigError.invalid_value("--gate", name, f"one of {', '.join(GATES)}", choices=GATES)
     return name
 
 

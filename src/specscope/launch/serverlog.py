@@ -170,6 +170,7 @@ def parse_server_log_specs(specs: list[str], server_names: list[str] | tuple[str
                 "--server-log",
                 spec,
                 f"NAME=FILE with NAME one of {', '.join(server_names) or '(no --server given)'}",
+                choices=server_names,
                 fix="use the NAME of a --server NAME=URL",
             )
         if name in out:

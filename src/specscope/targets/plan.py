@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 from urllib.parse import urlsplit
 
 import httpx
@@ -24,10 +24,20 @@ from specscope.config import check_not_control
 from specscope.errors import ConfigError
 from specscope.values import check_name, csv_items
 
-__all__ = ["LAUNCHERS", "TargetPlan", "parse_configs", "parse_servers", "parse_targets", "url_problem"]
+__all__ = [
+    "LAUNCHERS",
+    "RECIPE_LAUNCHER",
+    "TargetPlan",
+    "parse_configs",
+    "parse_servers",
+    "parse_targets",
+    "url_problem",
+]
 
-#: What ``--launch`` accepts.
-LAUNCHERS = ("embedded", "vllm")
+#: The ``--launch`` that starts recipes (``--recipes FILE``) one at a time: its one spelling.
+RECIPE_LAUNCHER: Final = "vllm"
+#: What ``--launch`` accepts: the embedded engine (the default) or the recipe launcher.
+LAUNCHERS = ("embedded", RECIPE_LAUNCHER)
 
 Kind = Literal["embedded", "vllm", "external"]
 
@@ -176,11 +186,11 @@ def parse_targets(
             ``--launch vllm`` (nothing would read it), or a bad ``--server`` entry.
     """
     if launch not in LAUNCHERS:
-        raise ConfigError.invalid_value("--launch", launch, f"one of {', '.join(LAUNCHERS)}")
+        raise ConfigError.invalid_value("--launch", launch, f"one of {', '.join(LAUNCHERS)}", choices=LAUNCHERS)
     names = parse_configs(configs)
     specs = list(servers or ())
-    recipe_launch = f"--launch {LAUNCHERS[1]}"  # the one launcher that reads --recipes
-    if recipes is not None and (specs or launch != LAUNCHERS[1]):  # nothing else reads the file: never ignore it
+    recipe_launch = f"--launch {RECIPE_LAUNCHER}"  # the one launcher that reads --recipes
+    if recipes is not None and (specs or launch != RECIPE_LAUNCHER):  # nothing else reads the file: never ignore it
         who = f"--server {' '.join(specs)}" if specs else f"--launch {launch}"
         raise ConfigError(
             f"--recipes applies to {recipe_launch} only",
@@ -189,12 +199,12 @@ def parse_targets(
             fix="drop --recipes" + ("" if specs else f", or add {recipe_launch} to launch its recipes"),
         )
     if specs:
-        if launch == "vllm":
+        if launch == RECIPE_LAUNCHER:
             raise ConfigError(
-                "--server and --launch vllm both choose who serves the configs",
-                found=f"--server {' '.join(specs)} --launch vllm",
+                f"--server and {recipe_launch} both choose who serves the configs",
+                found=f"--server {' '.join(specs)} {recipe_launch}",
                 expected="one of them",
-                fix="drop --launch vllm to measure your servers, or drop --server to launch recipes",
+                fix=f"drop {recipe_launch} to measure your servers, or drop --server to launch recipes",
             )
         return TargetPlan("external", names, parse_servers(specs, names))
-    return TargetPlan("vllm" if launch == "vllm" else "embedded", names, recipes=recipes)
+    return TargetPlan(RECIPE_LAUNCHER if launch == RECIPE_LAUNCHER else "embedded", names, recipes=recipes)

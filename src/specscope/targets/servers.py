@@ -272,17 +272,31 @@ def embedded_config_names() -> tuple[str, ...]:
 
 
 @contextlib.contextmanager
-def embedded_target(
-    config_name: str, log_path: Path, *, threads: int, n_parallel: int, draft_cache: Path | None
+def embedded_target(  # noqa: PLR0913 - each keyword one setting of the start
+    config_name: str,
+    log_path: Path,
+    *,
+    threads: int,
+    n_parallel: int,
+    draft_cache: Path | None,
+    start_timeout_s: float | None = None,
+    name: str | None = None,
 ) -> Iterator[EmbeddedTarget]:
     """Start the embedded llama.cpp engine with named config ``config_name`` (``-np`` at least
-    ``n_parallel``); stop it on exit, also on errors and Ctrl-C."""
+    ``n_parallel``); stop it on exit, also on errors and Ctrl-C. ``start_timeout_s``: the longest wait for its
+    ``/health``, seconds (None: :class:`EmbeddedServer`'s default); ``name``: the run config it serves, as its
+    errors name it (the A/A control ``base-again`` on ``base``'s config; default ``config_name``)."""
     cfg = get_config(config_name)
     updates: dict[str, Any] = {"threads": threads, "n_parallel": max(n_parallel, cfg.n_parallel)}
     if draft_cache is not None:
         updates["draft_cache_dir"] = draft_cache
     cfg = cfg.with_updates(**updates)
-    with EmbeddedServer(cfg, log_path) as server:
+    server = (
+        EmbeddedServer(cfg, log_path, name=name)
+        if start_timeout_s is None
+        else EmbeddedServer(cfg, log_path, name=name, start_timeout_s=start_timeout_s)
+    )
+    with server:
         yield EmbeddedTarget(config_name, server)
 
 
@@ -315,10 +329,18 @@ def recipe_names(recipes: Path | None) -> tuple[str, ...]:
 
 
 @contextlib.contextmanager
-def launched_target(recipe_name: str, log_path: Path, *, recipes: Path | None) -> Iterator[LaunchedTarget]:
-    """Launch vLLM from recipe ``recipe_name``, wait for health; stop it (SIGTERM, then SIGKILL) on exit."""
+def launched_target(
+    recipe_name: str, log_path: Path, *, recipes: Path | None, start_timeout_s: float | None = None
+) -> Iterator[LaunchedTarget]:
+    """Launch vLLM from recipe ``recipe_name``, wait for health (at most ``start_timeout_s`` seconds; None:
+    :class:`VllmServer`'s default); stop it (SIGTERM, then SIGKILL) on exit."""
     recipe = load_recipes(recipes).get(recipe_name)
-    with VllmServer(recipe, log_path) as server:
+    server = (
+        VllmServer(recipe, log_path)
+        if start_timeout_s is None
+        else VllmServer(recipe, log_path, start_timeout_s=start_timeout_s)
+    )
+    with server:
         yield LaunchedTarget(recipe_name, server)
 
 

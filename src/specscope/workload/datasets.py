@@ -103,7 +103,11 @@ def parse_dataset_spec(spec: str) -> DatasetSpec:
     example = "e.g. --dataset speed-bench:qualitative"
     if name not in DATASETS:
         raise ConfigError.invalid_value(
-            "--dataset", spec, f"NAME[:CONFIG][@REVISION] with NAME one of {', '.join(DATASETS)}", fix=example
+            "--dataset",
+            spec,
+            f"NAME[:CONFIG][@REVISION] with NAME one of {', '.join(DATASETS)}",
+            choices=DATASETS,
+            fix=example,
         )
     if at and not revision:
         raise ConfigError.invalid_value(
@@ -125,6 +129,7 @@ def parse_dataset_spec(spec: str) -> DatasetSpec:
             "--dataset",
             spec,
             f"{name}:CONFIG with CONFIG one of {', '.join(d.configs)}",
+            choices=d.configs,
             fix=f"e.g. --dataset {name}:{d.default_config}",
         )
     return DatasetSpec(name, chosen, revision or None)

@@ -200,7 +200,11 @@ def pack_form(name: str) -> str:
 def _check_name(name: str) -> None:
     if name not in PACK_NAMES:
         raise ConfigError.invalid_value(
-            "--workloads", name, f"one of {', '.join(PACK_NAMES)}", fix="e.g. --workloads prose,code,edit"
+            "--workloads",
+            name,
+            f"one of {', '.join(PACK_NAMES)}",
+            choices=PACK_NAMES,
+            fix="e.g. --workloads prose,code,edit",
         )
 
 
