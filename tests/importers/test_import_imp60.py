@@ -1,0 +1,120 @@
+"""imp60: AIPerf's time-slice and steady-state exports and vLLM's pooling result refused naming what they are, and
+AIPerf 0.10's ``phases`` config read by its own key names (user-centric, trace replay, rate series, gamma
+smoothness, ramps). Fixtures: tests/data/imports (SOURCES.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clirun import cli
+from paths import DATA
+
+IMPORTS = DATA / "imports"
+PEERS = IMPORTS / "peers"
+AIPERF_010 = IMPORTS / "aiperf_0.10.0_chatbot_c4.json"
+
+
+def _import(tmp_path: Path, capsys, monkeypatch, *files: Path, run: str = "run") -> tuple[int, str]:
+    code, out, err = cli(["import", *files, "--config", "base", "--out", tmp_path / run], capsys, monkeypatch, tmp_path)
+    return code, " ".join((out + err).split())
+
+
+def _found(text: str) -> str:
+    return text.split("found:", 1)[1].split("expected:", 1)[0]
+
+
+@pytest.mark.parametrize(
+    ("name", "named"),
+    [
+        # TimesliceMetricsJsonExporter (src/aiperf/exporters/timeslice_metrics_json_exporter.py @7123bb9b):
+        # {"timeslices": [{start_ns, end_ns, is_complete, <metric>: {...}}...], "input_config"}
+        ("profile_export_aiperf_timeslices.json", "AIPerf's time-slice export (profile_export_aiperf_timeslices.json)"),
+        # SteadyStateJsonExporter (steady_state_json_exporter.py @3d522d48): {"window_metadata", "metrics"}
+        (
+            "profile_export_aiperf_steady_state.json",
+            "AIPerf's steady-state export (profile_export_aiperf_steady_state.json)",
+        ),
+    ],
+)
+def test_aiperf_window_exports_are_refused_naming_the_run_summary(tmp_path, capsys, monkeypatch, name, named):
+    """They were refused with the general words (keys found, the shapes tried) and no word of the file to pass."""
+    code, text = _import(tmp_path, capsys, monkeypatch, PEERS / name)
+    found = _found(text)
+    assert code == 2 and named in found and "import profile_export_aiperf.json" in found, text
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_vllm_pooling_result_is_refused_as_a_pooling_run(tmp_path, capsys, monkeypatch):
+    """vLLM's pooling branch of ``benchmark()`` (vllm/benchmarks/serve.py @def9ce85, ``TaskType.POOLING``) writes
+    duration, completed, total_input_tokens, the throughputs and e2el only: it was refused as a vLLM result that
+    'lacks: total_output_tokens, output_throughput', as if the file were damaged."""
+    code, text = _import(tmp_path, capsys, monkeypatch, IMPORTS / "vllm_pooling_embeddings.json")
+    found = _found(text)
+    assert code == 2 and "a pooling run (endpoint_type openai-embeddings): no tokens generated" in found, text
+    assert "lacks" not in found, text
+    assert not (tmp_path / "run").exists()
+
+
+def _phase(tmp_path: Path, name: str, **profiling) -> Path:
+    """aiperf_0.10.0_chatbot_c4.json with its profiling phase replaced (src/aiperf/config/phases.py @aa0efdfd)."""
+    doc = json.loads(AIPERF_010.read_text())
+    phases = doc["input_config"]["phases"]
+    phases[-1] = {"name": "profiling", "requests": 96, **profiling}
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("phase", "found"),
+    [
+        # UserCentricPhase: type user_centric, rate (global), users; it was read as '4 req/s user_centric'
+        (
+            {"type": "user_centric", "rate": 4.0, "users": 8},
+            "found: phases[profiling].type = user_centric with rate = 4.0, users = 8",
+        ),
+        # FixedSchedulePhase: the trace's timestamps; it was read as N=1
+        ({"type": "fixed_schedule", "auto_offset": True}, "found: phases[profiling].type = fixed_schedule"),
+        # RatePhaseConfig.rate_series: a piecewise-linear rate schedule; it was read as N=1 (no rate)
+        (
+            {"type": "poisson", "rate_series": {"points": [[0, 1.0], [10, 8.0]]}},
+            "found: phases[profiling].rate_series",
+        ),
+        (
+            {"type": "concurrency", "concurrency": 8, "prefill_concurrency": 2},
+            "found: phases[profiling].prefill_concurrency = 2 (below concurrency 8",
+        ),
+    ],
+)
+def test_an_aiperf_phase_of_no_single_level_is_refused(tmp_path, capsys, monkeypatch, phase, found):
+    code, text = _import(tmp_path, capsys, monkeypatch, _phase(tmp_path, "x.json", **phase))
+    assert code == 2 and found in text and "fix:" in text, text
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_aiperf_gamma_phase_keeps_its_smoothness(tmp_path, capsys, monkeypatch):
+    """GammaPhase's shape is ``smoothness`` (loadgen's was ``arrival_smoothness``): it was read as Poisson."""
+    path = _phase(tmp_path, "g.json", type="gamma", rate=2.0, smoothness=0.5)
+    code, text = _import(tmp_path, capsys, monkeypatch, path)
+    assert code == 0 and "(aiperf profile, 2 req/s gamma(burstiness=0.5))" in text, text
+    path = _phase(tmp_path, "c.json", type="constant", rate=2.0)
+    code, text = _import(tmp_path, capsys, monkeypatch, path, run="run2")
+    assert code == 0 and "(aiperf profile, 2 req/s constant)" in text, text
+
+
+def test_an_aiperf_phase_ramp_is_named(tmp_path, capsys, monkeypatch):
+    """A phase's ramps are ``concurrency_ramp`` / ``prefill_ramp`` / ``rate_ramp``, seconds or ``{duration,
+    strategy}`` (RampSpec): they were not seen, the run imported with no word of its ramp."""
+    path = _phase(tmp_path, "x.json", type="concurrency", concurrency=4, concurrency_ramp={"duration": 10.0})
+    code, text = _import(tmp_path, capsys, monkeypatch, path)
+    assert code == 0 and "(aiperf profile, N=4)" in text, text
+    assert (
+        "the load ramped to its level over the first 10 s of the measured phase "
+        '(phases[profiling].concurrency_ramp = {"duration": 10.0})' in text
+    ), text
+    path = _phase(tmp_path, "r.json", type="poisson", rate=2.0, rate_ramp=5)
+    code, text = _import(tmp_path, capsys, monkeypatch, path, run="run2")
+    assert code == 0 and "(phases[profiling].rate_ramp = 5)" in text, text
