@@ -23,7 +23,17 @@
 - LLMPerf's summary (ray-project/llmperf ``token_benchmark_ray.py``: ``{name}_summary.json`` of ``results_*`` means
   and quantiles beside ``num_concurrent_requests``) and its per-request list (``{name}_individual_responses.json``:
   ``ttft_s``, ``end_to_end_latency_s``, ``number_output_tokens``... per request, no send instant): no duration of
-  the run in either.
+  the run in either;
+- AIPerf's time-slice export ``profile_export_aiperf_timeslices.json`` (``TimesliceMetricsJsonExporter``,
+  ai-dynamo/aiperf src/aiperf/exporters/timeslice_metrics_json_exporter.py @7123bb9b: ``timeslices``, a list of
+  ``{start_ns, end_ns, is_complete, <metric>: {unit, avg, ...}}``, beside ``input_config``) and its steady-state
+  export ``profile_export_aiperf_steady_state.json`` (``SteadyStateJsonExporter``, steady_state_json_exporter.py
+  @3d522d48: ``window_metadata`` and ``metrics`` of ``{unit, avg, min, max, p50, p90, p95, p99, std}``): windows of
+  one run, each a part of it; the run's own summary, ``profile_export_aiperf.json`` in the same folder, imports;
+- vLLM's pooling result (``vllm bench serve`` against an embeddings or other pooling endpoint: the
+  ``TaskType.POOLING`` branch of ``benchmark()`` in vllm/benchmarks/serve.py @def9ce85 writes ``duration``,
+  ``completed``, ``total_input_tokens``, ``request_throughput``, ``total_token_throughput`` and e2el figures only,
+  no ``total_output_tokens``, ``output_throughput`` or TTFT): no token is generated, so nothing is drafted.
 
 A hint is words only: what is refused, and how, is :mod:`specscope.importers.shapes`' (exit 2, nothing written).
 """
@@ -79,6 +89,35 @@ def _llmperf_request(item: Any) -> bool:
     return isinstance(item, Mapping) and "ttft_s" in item and "end_to_end_latency_s" in item
 
 
+def _aiperf_window(doc: Mapping[str, Any]) -> str:
+    """The words for AIPerf's time-slice or steady-state export (module doc), else ""."""
+    slices = doc.get("timeslices")
+    if isinstance(slices, list) and slices and all(isinstance(t, Mapping) and "start_ns" in t for t in slices):
+        what = f"AIPerf's time-slice export (profile_export_aiperf_timeslices.json): {len(slices)} windows of one run"
+    elif isinstance(doc.get("window_metadata"), Mapping) and isinstance(doc.get("metrics"), Mapping):
+        what = "AIPerf's steady-state export (profile_export_aiperf_steady_state.json): one window of a run"
+    else:
+        return ""
+    return (
+        f"; looks like {what}, statistics over part of it, no run's totals; import profile_export_aiperf.json from "
+        "the same folder (the whole run's summary)"
+    )
+
+
+def _vllm_pooling(doc: Mapping[str, Any]) -> str:
+    """The words for vLLM's pooling result (module doc), else ""."""
+    endpoint = doc.get("endpoint_type", doc.get("backend"))
+    if endpoint is None or "duration" not in doc or "total_input_tokens" not in doc:
+        return ""
+    if any(k in doc for k in ("total_output_tokens", "output_throughput", "mean_ttft_ms")):
+        return ""
+    return (
+        f"; looks like vllm bench serve's result of a pooling run (endpoint_type {endpoint}): no tokens generated "
+        "(only total_input_tokens and end-to-end latencies), so nothing drafted and no cell to read; import a run "
+        "against a generating endpoint (--backend openai or openai-chat)"
+    )
+
+
 def document_hint(doc: Any) -> str:
     """``"; looks like ..."`` naming a peer tool's JSON document that holds no cell (module doc), else ""."""
     if isinstance(doc, list) and doc and all(_llmperf_request(d) for d in doc):
@@ -88,6 +127,8 @@ def document_hint(doc: Any) -> str:
         )
     if not isinstance(doc, Mapping):
         return ""
+    if hint := _aiperf_window(doc) or _vllm_pooling(doc):
+        return hint
     if _genai_perf(doc):
         return (
             "; looks like GenAI-Perf's summary (profile_export_genai_perf.json): per-request statistics and rates, "

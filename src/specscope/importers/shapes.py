@@ -233,7 +233,7 @@ def read_records(path: Path) -> list[Imported]:
         shape = next((s for s in SHAPES if s.recognise(doc)), None)
         if shape is None:
             keys = ", ".join(sorted(map(str, doc))[:8]) if isinstance(doc, Mapping) else type(doc).__name__
-            hints = f"{_near_miss(doc)}{_aggregate(doc)}{_sibling(doc)}{peers.document_hint(doc)}"
+            hints = peers.document_hint(doc) or f"{_near_miss(doc)}{_aggregate(doc)}{_sibling(doc)}"
             raise _unknown(path, f"record {i}: {keys or 'an empty object'}{hints}")
         try:
             records = shape.records(doc) if shape.parse_file is None else [_whole_file(path, docs, shape)]
