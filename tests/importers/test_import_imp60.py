@@ -118,3 +118,38 @@ def test_an_aiperf_phase_ramp_is_named(tmp_path, capsys, monkeypatch):
     path = _phase(tmp_path, "r.json", type="poisson", rate=2.0, rate_ramp=5)
     code, text = _import(tmp_path, capsys, monkeypatch, path, run="run2")
     assert code == 0 and "(phases[profiling].rate_ramp = 5)" in text, text
+
+
+@pytest.mark.parametrize(
+    ("name", "named", "instead"),
+    [
+        # vllm/benchmarks/throughput.py --output-json: elapsed_time, num_requests, total_num_tokens, requests_per_second,
+        # tokens_per_second (prompt plus output tokens): an offline engine run, no server and no level
+        (
+            "vllm_throughput_output.json",
+            "vllm bench throughput's --output-json (an offline run of the engine in-process",
+            "vllm bench serve --save-result",
+        ),
+        # convert_to_pytorch_benchmark_format (vllm/benchmarks/lib/utils.py): one record per metric, written beside the
+        # result as NAME.pytorch.json when SAVE_TO_PYTORCH_BENCHMARK_FORMAT is set
+        ("vllm_serve.pytorch.json", "vLLM's PyTorch-benchmark-format copy (*.pytorch.json)", "NAME.json beside it"),
+        # python/sglang/bench_offline_throughput.py @00d02fb4 throughput_test_once: it was said to look like vLLM's
+        (
+            "sglang_offline_throughput.jsonl",
+            "SGLang bench_offline_throughput's result (an offline run of the engine in-process",
+            "sglang.bench_serving --output-file",
+        ),
+        # python/sglang/bench_one_batch_server.py @00b08c49 run_one_case: one /generate call of batch_size prompts
+        (
+            "sglang_one_batch_server.jsonl",
+            "SGLang bench_one_batch_server's result (one /generate call per batch",
+            "sglang.bench_serving --output-file",
+        ),
+    ],
+)
+def test_an_offline_or_one_batch_result_is_refused_by_name(tmp_path, capsys, monkeypatch, name, named, instead):
+    """Each was refused with the general words (and SGLang's offline result as 'looks like vllm-bench-serve')."""
+    code, text = _import(tmp_path, capsys, monkeypatch, PEERS / name)
+    found = _found(text)
+    assert code == 2 and named in found and instead in found and "looks like vllm-bench-serve" not in found, text
+    assert not (tmp_path / "run").exists()

@@ -33,7 +33,18 @@
 - vLLM's pooling result (``vllm bench serve`` against an embeddings or other pooling endpoint: the
   ``TaskType.POOLING`` branch of ``benchmark()`` in vllm/benchmarks/serve.py @def9ce85 writes ``duration``,
   ``completed``, ``total_input_tokens``, ``request_throughput``, ``total_token_throughput`` and e2el figures only,
-  no ``total_output_tokens``, ``output_throughput`` or TTFT): no token is generated, so nothing is drafted.
+  no ``total_output_tokens``, ``output_throughput`` or TTFT): no token is generated, so nothing is drafted;
+- the engines' offline and one-batch benchmarks, no serving level in any: ``vllm bench throughput --output-json``
+  (vllm/benchmarks/throughput.py: ``elapsed_time``, ``num_requests``, ``total_num_tokens`` of prompt and output,
+  ``requests_per_second``, ``tokens_per_second``), SGLang's ``bench_offline_throughput`` (python/sglang/
+  bench_offline_throughput.py @00d02fb4 ``throughput_test_once``: ``backend`` engine or runtime,
+  ``successful_requests``, ``total_latency``, the token totals and throughputs: it looked like vLLM's serving result)
+  and ``bench_one_batch_server`` (bench_one_batch_server.py @00b08c49 ``run_one_case``: ``run_name``,
+  ``batch_size``, ``input_len``, ``output_len``, ``latency``, ``output_throughput`` from batch x output_len, the
+  tokens asked for, not counted);
+- vLLM's PyTorch-benchmark-format copy ``NAME.pytorch.json`` (``convert_to_pytorch_benchmark_format`` of
+  vllm/benchmarks/lib/utils.py, written beside the result when ``SAVE_TO_PYTORCH_BENCHMARK_FORMAT`` is set: a list
+  of ``{benchmark: {name: "vLLM benchmark", ...}, model, metric: {name, benchmark_values, extra_info}}``).
 
 A hint is words only: what is refused, and how, is :mod:`specscope.importers.shapes`' (exit 2, nothing written).
 """
@@ -118,6 +129,39 @@ def _vllm_pooling(doc: Mapping[str, Any]) -> str:
     )
 
 
+#: the file a user of an offline or one-batch benchmark makes instead
+_SERVE_VLLM = "measure the served model under load instead: vllm bench serve --save-result"
+_SERVE_SGLANG = "measure the served model under load instead: python -m sglang.bench_serving --output-file"
+
+
+def _offline(doc: Mapping[str, Any]) -> str:
+    """The words for an engine's offline or one-batch benchmark result (module doc), else ""."""
+    if {"elapsed_time", "num_requests", "total_num_tokens", "tokens_per_second"} <= doc.keys():
+        return (
+            "; looks like vllm bench throughput's --output-json (an offline run of the engine in-process, every "
+            "prompt at once): no server, no level and no output-token total (total_num_tokens counts prompts too); "
+            + _SERVE_VLLM
+        )
+    if {"successful_requests", "total_latency", "total_output_tokens"} <= doc.keys():
+        return (
+            f"; looks like SGLang bench_offline_throughput's result (an offline run of the engine in-process, backend "
+            f"{doc.get('backend')}, every prompt at once): no server and no level; " + _SERVE_SGLANG
+        )
+    if {"batch_size", "input_len", "output_len", "latency"} <= doc.keys():
+        return (
+            f"; looks like SGLang bench_one_batch_server's result (one /generate call per batch, batch_size "
+            f"{doc.get('batch_size')}): one request of many prompts, its output tokens the ones asked for, not "
+            "counted; " + _SERVE_SGLANG
+        )
+    return ""
+
+
+def _vllm_pytorch(doc: list[Any]) -> bool:
+    first = doc[0] if doc else None
+    bench = first.get("benchmark") if isinstance(first, Mapping) else None
+    return isinstance(bench, Mapping) and bench.get("name") == "vLLM benchmark" and "metric" in first
+
+
 def document_hint(doc: Any) -> str:
     """``"; looks like ..."`` naming a peer tool's JSON document that holds no cell (module doc), else ""."""
     if isinstance(doc, list) and doc and all(_llmperf_request(d) for d in doc):
@@ -125,9 +169,14 @@ def document_hint(doc: Any) -> str:
             "; looks like LLMPerf's per-request file (*_individual_responses.json): no send instant and no duration "
             f"of the run, so no cell can be read from it; {_INSTEAD}"
         )
+    if isinstance(doc, list) and _vllm_pytorch(doc):
+        return (
+            "; looks like vLLM's PyTorch-benchmark-format copy (*.pytorch.json): one record per metric; import the "
+            "result it was made from, NAME.json beside it (vllm bench serve --save-result)"
+        )
     if not isinstance(doc, Mapping):
         return ""
-    if hint := _aiperf_window(doc) or _vllm_pooling(doc):
+    if hint := _aiperf_window(doc) or _vllm_pooling(doc) or _offline(doc):
         return hint
     if _genai_perf(doc):
         return (
