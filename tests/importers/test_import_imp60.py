@@ -153,3 +153,17 @@ def test_an_offline_or_one_batch_result_is_refused_by_name(tmp_path, capsys, mon
     found = _found(text)
     assert code == 2 and named in found and instead in found and "looks like vllm-bench-serve" not in found, text
     assert not (tmp_path / "run").exists()
+
+
+def test_a_workbook_is_refused_as_a_zip_archive_not_told_to_be_converted_from_cp1252(tmp_path, capsys, monkeypatch):
+    """genai-bench's Excel report (an .xlsx: a ZIP archive, magic bytes 50 4B 03 04) read as CP1252 text, and the fix
+    said ``iconv -f cp1252``: a converted workbook is no result file either."""
+    import zipfile
+
+    book = tmp_path / "experiment.xlsx"
+    with zipfile.ZipFile(book, "w") as z:
+        z.writestr("[Content_Types].xml", "<Types/>" * 8)
+        z.writestr("xl/workbook.xml", "<workbook/>" * 8)
+    code, text = _import(tmp_path, capsys, monkeypatch, book)
+    assert code == 2 and "a ZIP archive, by its magic bytes 50 4B 03 04" in text and "iconv" not in text, text
+    assert not (tmp_path / "run").exists()
