@@ -145,6 +145,21 @@ def test_an_aiperf_phase_ramp_is_named(tmp_path, capsys, monkeypatch):
             "SGLang bench_one_batch_server's result (one /generate call per batch",
             "sglang.bench_serving --output-file",
         ),
+        # trtllm-bench --report_json (tensorrt_llm/bench/dataclasses/reporting.py @02499765 get_statistics_dict):
+        # engine, world_info, request_info, performance, decoding_stats (percentiles over requests) of an in-process run
+        (
+            "trtllm_bench_report.json",
+            "trtllm-bench's --report_json (an in-process run of the LLM API, no server",
+            "trtllm-serve",
+        ),
+        # genai-bench's per-run JSON (genai_bench/metrics/metrics.py @025cf1c6: AggregatedMetrics beside
+        # individual_request_metrics); its num_concurrency is a concurrency or a QPS, and its times' unit is in
+        # experiment_metadata.json, not in the file
+        (
+            "genai_bench_concurrency_4.json",
+            "genai-bench's per-run result (aggregated_metrics, scenario D(512,128), num_concurrency 4",
+            "not read by specscope yet",
+        ),
     ],
 )
 def test_an_offline_or_one_batch_result_is_refused_by_name(tmp_path, capsys, monkeypatch, name, named, instead):

@@ -44,7 +44,16 @@
   tokens asked for, not counted);
 - vLLM's PyTorch-benchmark-format copy ``NAME.pytorch.json`` (``convert_to_pytorch_benchmark_format`` of
   vllm/benchmarks/lib/utils.py, written beside the result when ``SAVE_TO_PYTORCH_BENCHMARK_FORMAT`` is set: a list
-  of ``{benchmark: {name: "vLLM benchmark", ...}, model, metric: {name, benchmark_values, extra_info}}``).
+  of ``{benchmark: {name: "vLLM benchmark", ...}, model, metric: {name, benchmark_values, extra_info}}``);
+- ``trtllm-bench throughput --report_json`` (NVIDIA/TensorRT-LLM tensorrt_llm/bench/dataclasses/reporting.py
+  @02499765 ``get_statistics_dict``: ``engine``, ``world_info``, ``request_info``, ``performance``, optional
+  ``streaming_metrics`` and ``decoding_stats``, ``dataset``): a run of the LLM API in-process, no server; its
+  ``decoding_stats`` are percentiles over requests, with no sums to derive the run's rate from;
+- genai-bench's per-run JSON (sgl-project/genai-bench genai_bench/metrics/metrics.py @025cf1c6: ``aggregated_metrics``,
+  an ``AggregatedMetrics`` of ``scenario``, ``num_concurrency`` ("or QPS for open-loop mode"), ``run_duration``,
+  the request counts and ``stats`` per field, beside ``individual_request_metrics``): its times are in the
+  experiment's ``metrics_time_unit`` (experiment_metadata.json, another file) and its level a concurrency or a rate
+  by the experiment's traffic, so it is named, not read, until a reader takes both files.
 
 A hint is words only: what is refused, and how, is :mod:`specscope.importers.shapes`' (exit 2, nothing written).
 """
@@ -150,8 +159,27 @@ def _offline(doc: Mapping[str, Any]) -> str:
     if {"batch_size", "input_len", "output_len", "latency"} <= doc.keys():
         return (
             f"; looks like SGLang bench_one_batch_server's result (one /generate call per batch, batch_size "
-            f"{doc.get('batch_size')}): one request of many prompts, its output tokens the ones asked for, not "
-            "counted; " + _SERVE_SGLANG
+            f"{doc.get('batch_size')}): the batch's prompts in one request, its output tokens the ones asked for "
+            "(batch_size x output_len), not counted; " + _SERVE_SGLANG
+        )
+    return ""
+
+
+def _other_tool(doc: Mapping[str, Any]) -> str:
+    """The words for trtllm-bench's report and genai-bench's per-run JSON (module doc), else ""."""
+    if {"engine", "world_info", "request_info", "performance"} <= doc.keys():
+        engine = doc["engine"] if isinstance(doc["engine"], Mapping) else {}
+        return (
+            f"; looks like trtllm-bench's --report_json (an in-process run of the LLM API, no server; backend "
+            f"{engine.get('backend')}, version {engine.get('version')}): percentiles over requests, no served level; "
+            f"serve the model (trtllm-serve) and {_INSTEAD}"
+        )
+    agg = doc.get("aggregated_metrics")
+    if isinstance(agg, Mapping) and "individual_request_metrics" in doc:
+        return (
+            f"; looks like genai-bench's per-run result (aggregated_metrics, scenario {agg.get('scenario')}, "
+            f"num_concurrency {agg.get('num_concurrency')}): not read by specscope yet (its time unit is in "
+            f"experiment_metadata.json, and num_concurrency is a rate in an open-loop run); {_INSTEAD}"
         )
     return ""
 
@@ -176,7 +204,7 @@ def document_hint(doc: Any) -> str:
         )
     if not isinstance(doc, Mapping):
         return ""
-    if hint := _aiperf_window(doc) or _vllm_pooling(doc) or _offline(doc):
+    if hint := _aiperf_window(doc) or _vllm_pooling(doc) or _offline(doc) or _other_tool(doc):
         return hint
     if _genai_perf(doc):
         return (
