@@ -32,6 +32,12 @@ def _found(text: str) -> str:
         # TimesliceMetricsJsonExporter (src/aiperf/exporters/timeslice_metrics_json_exporter.py @7123bb9b):
         # {"timeslices": [{start_ns, end_ns, is_complete, <metric>: {...}}...], "input_config"}
         ("profile_export_aiperf_timeslices.json", "AIPerf's time-slice export (profile_export_aiperf_timeslices.json)"),
+        # AggregateDetailedJsonExporter (src/aiperf/exporters/aggregate/aggregate_detailed_json_exporter.py @2255fde9):
+        # metadata.aggregation_type "detailed"; it was said to be a per-request record lacking request_start_ns
+        (
+            "profile_export_aiperf_detailed.json",
+            "AIPerf's detailed aggregate (aggregation_type detailed, 3 runs)",
+        ),
         # SteadyStateJsonExporter (steady_state_json_exporter.py @3d522d48): {"window_metadata", "metrics"}
         (
             "profile_export_aiperf_steady_state.json",
@@ -43,7 +49,8 @@ def test_aiperf_window_exports_are_refused_naming_the_run_summary(tmp_path, caps
     """They were refused with the general words (keys found, the shapes tried) and no word of the file to pass."""
     code, text = _import(tmp_path, capsys, monkeypatch, PEERS / name)
     found = _found(text)
-    assert code == 2 and named in found and "import profile_export_aiperf.json" in found, text
+    assert code == 2 and named in found and "profile_export_aiperf.json" in found, text
+    assert "per-request record export" not in found, text
     assert not (tmp_path / "run").exists()
 
 

@@ -55,6 +55,9 @@
   experiment's ``metrics_time_unit`` (experiment_metadata.json, another file) and its level a concurrency or a rate
   by the experiment's traffic, so it is named, not read, until a reader takes both files.
 
+- AIPerf's multi-run aggregates (:func:`_aiperf_aggregate`) and a per-request record lacking its start instant
+  (:func:`_aiperf_sibling`), moved here from :mod:`specscope.importers.shapes` (imp60).
+
 A hint is words only: what is refused, and how, is :mod:`specscope.importers.shapes`' (exit 2, nothing written).
 """
 
@@ -184,6 +187,62 @@ def _other_tool(doc: Mapping[str, Any]) -> str:
     return ""
 
 
+#: AIPerf's multi-run aggregates by ``aggregation_type``: what each holds (:func:`_aiperf_aggregate`)
+_AGGREGATES = {
+    "sweep": "per-combination means over its trials",
+    "confidence": "each metric's mean and spread over runs",
+    "detailed": "every run's per-request values pooled into one distribution",
+}
+
+
+def _aiperf_aggregate(doc: Any) -> str:
+    """``"; looks like ..."`` naming AIPerf's multi-run aggregates and the files to import instead, else "".
+
+    AIPerf (ai-dynamo/aiperf ``src/aiperf/exporters/aggregate/``): the sweep aggregate
+    ``profile_export_aiperf_sweep.json`` (``aggregate_sweep_json_exporter.py`` @ 4f2a10ab: ``aggregation_type``
+    "sweep", ``num_profile_runs``, ``num_successful_runs``, ``failed_runs``, ``metadata``, ``per_combination_metrics``
+    of ``{parameters, metrics}``, ``best_configurations``, ``pareto_optimal``) and the confidence aggregate
+    ``profile_export_aiperf_aggregate.json`` (``aggregate_confidence_json_exporter.py`` @ 008358d8: ``schema_version``,
+    ``aiperf_version``, ``metadata`` holding ``aggregation_type`` "confidence" and ``num_profile_runs``, ``metrics`` of
+    mean / std / min / max / cv / se / ci per metric) and the detailed aggregate ``profile_export_aiperf_detailed.json``
+    (``aggregate_detailed_json_exporter.py`` @2255fde9: the same ``metadata``, ``aggregation_type`` "detailed", and
+    ``metrics`` of every run's per-request values pooled into one distribution, with ``per_run``; it was told to be a
+    per-request record lacking its start instant). All hold statistics over runs, no run's own totals (its duration,
+    requests, tokens): no cell can be read from them, so they are refused by name; each run of the sweep or repeat
+    writes its own ``profile_export_aiperf.json``, which imports."""
+    if not isinstance(doc, Mapping):
+        return ""
+    meta = doc.get("metadata")
+    kind = doc.get("aggregation_type", meta.get("aggregation_type") if isinstance(meta, Mapping) else None)
+    if kind not in _AGGREGATES or not ("per_combination_metrics" in doc or "metrics" in doc):
+        return ""
+    runs = doc.get("num_profile_runs", meta.get("num_profile_runs") if isinstance(meta, Mapping) else None)
+    what = _AGGREGATES[kind]
+    return (
+        f"; looks like AIPerf's {kind} aggregate (aggregation_type {kind}, {runs} runs): {what}, no run's own "
+        "totals; import each run's own profile_export_aiperf.json instead (one per combination and trial, in that "
+        "run's artifact folder), each config's runs with its --config"
+    )
+
+
+def _aiperf_sibling(doc: Any) -> str:
+    """``"; looks like ..."`` for a document of AIPerf's per-request record export that lacks what every record holds
+    (its request's start instant), else ""."""
+    if _aiperf_aggregate(doc):
+        return ""
+    if (
+        isinstance(doc, Mapping)
+        and isinstance(doc.get("metadata"), Mapping)
+        and isinstance(doc.get("metrics"), Mapping)
+    ):
+        return (
+            "; looks like AIPerf's per-request record export (profile_export.jsonl) but lacks "
+            "metadata.request_start_ns, which AIPerf writes on every record; its run summary "
+            "profile_export_aiperf.json in the same folder imports too"
+        )
+    return ""
+
+
 def _vllm_pytorch(doc: list[Any]) -> bool:
     first = doc[0] if doc else None
     bench = first.get("benchmark") if isinstance(first, Mapping) else None
@@ -205,6 +264,8 @@ def document_hint(doc: Any) -> str:
     if not isinstance(doc, Mapping):
         return ""
     if hint := _aiperf_window(doc) or _vllm_pooling(doc) or _offline(doc) or _other_tool(doc):
+        return hint
+    if hint := _aiperf_aggregate(doc) or _aiperf_sibling(doc):
         return hint
     if _genai_perf(doc):
         return (
