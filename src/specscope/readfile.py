@@ -273,7 +273,9 @@ def utf8_conversion(exc: UnicodeDecodeError, path: Path) -> str | None:
         out = plain if plain != path else path.with_name(f"{path.stem}.unzipped{path.suffix}")
         return f"decompress it and pass the new file: gunzip -c {shlex.quote(str(path))} > {shlex.quote(str(out))}"
     if _zipped(exc):
-        return "pass the tool's own text file, not an archive or workbook (a spreadsheet of its figures is not its file)"
+        return (
+            "pass the tool's own text file, not an archive or workbook (a spreadsheet of its figures is not its file)"
+        )
     encoding = _legacy_encoding(exc)
     if encoding is None:
         return None

@@ -130,8 +130,8 @@ def test_an_aiperf_phase_ramp_is_named(tmp_path, capsys, monkeypatch):
 @pytest.mark.parametrize(
     ("name", "named", "instead"),
     [
-        # vllm/benchmarks/throughput.py --output-json: elapsed_time, num_requests, total_num_tokens, requests_per_second,
-        # tokens_per_second (prompt plus output tokens): an offline engine run, no server and no level
+        # vllm/benchmarks/throughput.py --output-json: elapsed_time, num_requests, total_num_tokens,
+        # requests_per_second, tokens_per_second (prompt plus output tokens): an offline engine run, no server
         (
             "vllm_throughput_output.json",
             "vllm bench throughput's --output-json (an offline run of the engine in-process",

@@ -245,7 +245,9 @@ def _aiperf_sibling(doc: Any) -> str:
 
 def _vllm_pytorch(doc: list[Any]) -> bool:
     first = doc[0] if doc else None
-    bench = first.get("benchmark") if isinstance(first, Mapping) else None
+    if not isinstance(first, Mapping):
+        return False
+    bench = first.get("benchmark")
     return isinstance(bench, Mapping) and bench.get("name") == "vLLM benchmark" and "metric" in first
 
 
