@@ -159,6 +159,12 @@ def test_an_aiperf_phase_ramp_is_named(tmp_path, capsys, monkeypatch):
             "trtllm-bench's --report_json (an in-process run of the LLM API, no server",
             "trtllm-serve",
         ),
+        # ray-project/llmperf llm_correctness.py @fec74f4c: the summary of its number-echo test (mismatches, errors)
+        (
+            "llmperf_correctness_summary.json",
+            "LLMPerf's correctness summary (llm_correctness.py *_correctness_summary.json)",
+            "token_benchmark_ray.py",
+        ),
         # genai-bench's per-run JSON (genai_bench/metrics/metrics.py @025cf1c6: AggregatedMetrics beside
         # individual_request_metrics); its num_concurrency is a concurrency or a QPS, and its times' unit is in
         # experiment_metadata.json, not in the file

@@ -23,7 +23,8 @@
 - LLMPerf's summary (ray-project/llmperf ``token_benchmark_ray.py``: ``{name}_summary.json`` of ``results_*`` means
   and quantiles beside ``num_concurrent_requests``) and its per-request list (``{name}_individual_responses.json``:
   ``ttft_s``, ``end_to_end_latency_s``, ``number_output_tokens``... per request, no send instant): no duration of
-  the run in either;
+  the run in either; nor in its correctness test's summary (``llm_correctness.py`` @fec74f4c:
+  ``num_mismatched_requests``, ``mismatch_rate``, the error counts, beside ``num_concurrent_requests``);
 - AIPerf's time-slice export ``profile_export_aiperf_timeslices.json`` (``TimesliceMetricsJsonExporter``,
   ai-dynamo/aiperf src/aiperf/exporters/timeslice_metrics_json_exporter.py @7123bb9b: ``timeslices``, a list of
   ``{start_ns, end_ns, is_complete, <metric>: {unit, avg, ...}}``, beside ``input_config``) and its steady-state
@@ -283,6 +284,12 @@ def document_hint(doc: Any) -> str:
         return (
             "; looks like the perf_analyzer export GenAI-Perf reads (profile_export.json): raw response texts, no "
             f"token counted, so no cell can be read from it; {_INSTEAD}"
+        )
+    if {"num_mismatched_requests", "mismatch_rate"} <= doc.keys():
+        return (
+            "; looks like LLMPerf's correctness summary (llm_correctness.py *_correctness_summary.json): mismatch and "
+            "error counts of its number-echo test, no timing, so no cell can be read from it (its load test, "
+            f"token_benchmark_ray.py, writes none either); {_INSTEAD}"
         )
     if "num_concurrent_requests" in doc and any(str(k).startswith("results_") for k in doc):
         return (
