@@ -47,7 +47,12 @@ concurrency, or below it: only the requests awaiting their first token are cappe
 a concurrency the run is a burst capped by the prefill concurrency alone). A ramp of the measured phase
 (``loadgen.concurrency_ramp_duration``, ``prefill_concurrency_ramp_duration``, ``request_rate_ramp_duration``, s: to
 the level over that time, ``loadgen_config.py`` @199d8a36) is imported at its level with a warning naming it
-(:func:`ramp_notes`, the per-request export's too).
+(:func:`ramp_notes`, the per-request export's too). AIPerf 0.10's ``phases`` name the same settings otherwise
+(``src/aiperf/config/phases.py`` @aa0efdfd): the phase's ``type`` (``concurrency``, ``poisson``, ``gamma`` with its
+``smoothness``, ``constant``, ``user_centric`` with ``rate`` and ``users``, ``fixed_schedule``), its ``rate`` or a
+``rate_series`` (a piecewise-linear schedule: no single level, refused), ``prefill_concurrency``, and the ramps
+``concurrency_ramp`` / ``prefill_ramp`` / ``rate_ramp`` (seconds, or ``{duration, strategy}``); each is read by its
+own key and named ``phases[NAME].key`` in a message.
 """
 
 from __future__ import annotations
