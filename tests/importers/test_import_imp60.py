@@ -195,3 +195,21 @@ def test_a_workbook_is_refused_as_a_zip_archive_not_told_to_be_converted_from_cp
     code, text = _import(tmp_path, capsys, monkeypatch, book)
     assert code == 2 and "a ZIP archive, by its magic bytes 50 4B 03 04" in text and "iconv" not in text, text
     assert not (tmp_path / "run").exists()
+
+
+def test_a_guidellm_concurrent_profile_of_two_stream_counts_is_two_cells(tmp_path, capsys, monkeypatch):
+    """``--profile concurrent --rate 2,4`` (ConcurrentStrategy ``{type_: concurrent, streams: N}``, guidellm
+    scheduler/strategies.py): one benchmark per stream count, each its own closed-loop cell (read right; kept)."""
+    doc = json.loads((IMPORTS / "guidellm_0.5.3_sweep.json").read_text())
+    first = doc["benchmarks"][0]
+    benchmarks = []
+    for streams in (2, 4):
+        bench = json.loads(json.dumps(first))
+        bench["config"]["strategy"] = {"type_": "concurrent", "streams": streams, "startup_duration": 0.0}
+        benchmarks.append(bench)
+    doc["benchmarks"] = benchmarks
+    path = tmp_path / "concurrent.json"
+    path.write_text(json.dumps(doc))
+    code, text = _import(tmp_path, capsys, monkeypatch, path)
+    assert code == 0 and "(guidellm benchmark, N=2)" in text and "(guidellm benchmark, N=4)" in text, text
+    assert "2 cells imported" in text, text
