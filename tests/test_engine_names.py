@@ -82,7 +82,9 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "workload/census_hub.py": (4, 0, CENSUS),  # AIPerf's hub datasets: the vLLM templates and readers they match
     "workload/layout_of.py": (15, 0, CENSUS),  # the census keys a row is read as (vllm.sharegpt, sglang.openai, ...)
     "export/profile.py": (2, 0, PEER),
-    "importers/peers.py": (2, 0, PEER),  # the hints naming the tools whose files are not imported
+    # +20 (imp60): the hints naming vLLM's pooling, throughput and *.pytorch.json files, SGLang's offline and
+    # one-batch results, trtllm-bench's report, and the serving runs to make instead
+    "importers/peers.py": (22, 0, PEER),  # the hints naming the tools whose files are not imported
     "importers/sglang_serving.py": (4, 0, PEER),
     "importers/shapes.py": (18, 0, PEER),
     "importers/vllm_serve.py": (6, 0, PEER),

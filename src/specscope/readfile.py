@@ -231,6 +231,16 @@ def _gzipped(exc: UnicodeDecodeError) -> bool:
     return exc.start < 2 and bytes(exc.object[:2]) == GZIP_MAGIC
 
 
+#: a ZIP archive's first bytes (a local file header, PKWARE APPNOTE 4.3.7): an Excel .xlsx workbook is one
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+def _zipped(exc: UnicodeDecodeError) -> bool:
+    """Whether the undecodable text is a ZIP archive (an .xlsx workbook, a .zip): it read as CP1252 text, and the fix
+    said iconv (imp60)."""
+    return bytes(exc.object[:4]) == _ZIP_MAGIC
+
+
 def not_utf8_text(exc: UnicodeDecodeError) -> str:
     """The words of text that is not UTF-8, by byte offset, with its likely encoding and the conversion:
     ``not UTF-8 text (byte 30: 0xE9, 'é' in CP1252 / Latin-1, as Excel saves a CSV) (iconv -f cp1252 -t utf-8)``;
@@ -238,6 +248,8 @@ def not_utf8_text(exc: UnicodeDecodeError) -> str:
     where = f"byte {exc.start}"
     if _gzipped(exc):
         return f"not UTF-8 text ({where}): gzip-compressed, by its magic bytes 1F 8B (gunzip it)"
+    if _zipped(exc):
+        return f"not UTF-8 text ({where}): a ZIP archive, by its magic bytes 50 4B 03 04 (an .xlsx workbook is one)"
     encoding = _legacy_encoding(exc)
     if encoding is None:
         return f"not UTF-8 text ({where})"
@@ -260,6 +272,10 @@ def utf8_conversion(exc: UnicodeDecodeError, path: Path) -> str | None:
         plain = path.with_name(path.name.removesuffix(".gz")) if path.name.endswith(".gz") else path
         out = plain if plain != path else path.with_name(f"{path.stem}.unzipped{path.suffix}")
         return f"decompress it and pass the new file: gunzip -c {shlex.quote(str(path))} > {shlex.quote(str(out))}"
+    if _zipped(exc):
+        return (
+            "pass the tool's own text file, not an archive or workbook (a spreadsheet of its figures is not its file)"
+        )
     encoding = _legacy_encoding(exc)
     if encoding is None:
         return None

@@ -47,7 +47,12 @@ concurrency, or below it: only the requests awaiting their first token are cappe
 a concurrency the run is a burst capped by the prefill concurrency alone). A ramp of the measured phase
 (``loadgen.concurrency_ramp_duration``, ``prefill_concurrency_ramp_duration``, ``request_rate_ramp_duration``, s: to
 the level over that time, ``loadgen_config.py`` @199d8a36) is imported at its level with a warning naming it
-(:func:`ramp_notes`, the per-request export's too).
+(:func:`ramp_notes`, the per-request export's too). AIPerf 0.10's ``phases`` name the same settings otherwise
+(``src/aiperf/config/phases.py`` @aa0efdfd): the phase's ``type`` (``concurrency``, ``poisson``, ``gamma`` with its
+``smoothness``, ``constant``, ``user_centric`` with ``rate`` and ``users``, ``fixed_schedule``), its ``rate`` or a
+``rate_series`` (a piecewise-linear schedule: no single level, refused), ``prefill_concurrency``, and the ramps
+``concurrency_ramp`` / ``prefill_ramp`` / ``rate_ramp`` (seconds, or ``{duration, strategy}``); each is read by its
+own key and named ``phases[NAME].key`` in a message.
 """
 
 from __future__ import annotations
@@ -133,17 +138,17 @@ def _stat(doc: Mapping[str, Any], tag: str, stat: str, *, seconds: bool = False)
     return None if scale is None else v * scale
 
 
-def _loadgen(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The measured phase's load settings: ``input_config.phases`` (AIPerf 0.10, schema 1.3: the phase not
-    ``exclude_from_results``, e.g. ``{"name": "profiling", "type": "concurrency", "concurrency": 4}``), else
-    ``input_config.loadgen`` (schema 1.0)."""
+def _measured(cfg: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
+    """The measured phase's load settings and their name in messages: ``input_config.phases`` (AIPerf 0.10, schema
+    1.3: the phase not ``exclude_from_results``, e.g. ``{"name": "profiling", "type": "concurrency", "concurrency":
+    4}``; ``phases[profiling]``), else ``input_config.loadgen`` (schema 1.0; ``loadgen``)."""
     phases = cfg.get("phases")
     if isinstance(phases, list):
         measured = [p for p in phases if isinstance(p, Mapping) and not p.get("exclude_from_results")]
         if measured:
-            return measured[-1]
+            return f"phases[{measured[-1].get('name', len(phases) - 1)}]", measured[-1]
     lg = cfg.get("loadgen")
-    return lg if isinstance(lg, Mapping) else {}
+    return "loadgen", lg if isinstance(lg, Mapping) else {}
 
 
 #: what a refused AIPerf load is told to import instead
@@ -151,28 +156,52 @@ _ONE_LEVEL = "a run at one load: loadgen.concurrency, or loadgen.request_rate"
 _ONE_LEVEL_FIX = "import runs made at one concurrency or rate (aiperf profile --concurrency N or --request-rate R)"
 
 
-def _no_level(lg: Mapping[str, Any], conc: int | None) -> None:
-    """Refuse the loads of no single level (module docstring): a user-centric run, a prefill cap that binds.
+def _no_single_level(what: str, found: str) -> ConfigError:
+    return ConfigError(what, found=found, expected=_ONE_LEVEL, fix=_ONE_LEVEL_FIX)
+
+
+def _no_level(where: str, lg: Mapping[str, Any], conc: int | None) -> None:
+    """Refuse the loads of no single level (module docstring): a user-centric run, a trace replay or rate series of
+    the phases config, a prefill cap that binds.
 
     Raises:
-        ConfigError: ``user_centric_rate`` set, or ``prefill_concurrency`` with no concurrency or below it.
+        ConfigError: ``user_centric_rate`` set (or a ``user_centric`` phase), a ``fixed_schedule`` phase, a phase's
+            ``rate_series``, or ``prefill_concurrency`` with no concurrency or below it.
         BadFigure: a prefill cap that is not a number of streams.
     """
+    how = (
+        "(aiperf profile --user-centric-rate: each user sends its next turn num_users / rate s after its previous "
+        "one ends, new users joining on a schedule)"
+    )
     if lg.get("user_centric_rate") is not None:
-        raise ConfigError(
+        raise _no_single_level(
             "a user-centric run has no single level",
-            found=f"loadgen.user_centric_rate = {spelled(lg['user_centric_rate'])} with num_users = "
-            f"{spelled(lg.get('num_users'))} (aiperf profile --user-centric-rate: each user sends its next turn "
-            "num_users / rate s after its previous one ends, new users joining on a schedule)",
-            expected=_ONE_LEVEL,
-            fix=_ONE_LEVEL_FIX,
+            f"{where}.user_centric_rate = {spelled(lg['user_centric_rate'])} with num_users = "
+            f"{spelled(lg.get('num_users'))} {how}",
         )
-    prefill = level(lg.get("prefill_concurrency"), "loadgen.prefill_concurrency")
+    if lg.get("type") == "user_centric":
+        raise _no_single_level(
+            "a user-centric run has no single level",
+            f"{where}.type = user_centric with rate = {spelled(lg.get('rate'))}, users = {spelled(lg.get('users'))} "
+            f"{how}",
+        )
+    if lg.get("type") == "fixed_schedule":
+        raise _no_single_level(
+            "a trace replay has no single level",
+            f"{where}.type = fixed_schedule (aiperf profile --fixed-schedule: each request sent at its trace "
+            "timestamp)",
+        )
+    if lg.get("rate_series") is not None:
+        raise _no_single_level(
+            "a rate schedule has no single level",
+            f"{where}.rate_series = {spelled(lg['rate_series'])} (a piecewise-linear request rate through the phase)",
+        )
+    prefill = level(lg.get("prefill_concurrency"), f"{where}.prefill_concurrency")
     if prefill is not None and (conc is None or prefill < conc):
         which = "no concurrency" if conc is None else f"below concurrency {conc}"
         raise ConfigError(
             "a prefill-limited run has no level specscope can name",
-            found=f"loadgen.prefill_concurrency = {prefill} ({which}: at most {prefill} requests wait for their "
+            found=f"{where}.prefill_concurrency = {prefill} ({which}: at most {prefill} requests wait for their "
             "first token, those past it are not counted against the cap)",
             expected=_ONE_LEVEL + ", with no prefill cap below the concurrency",
             fix="import runs made without --prefill-concurrency (or with it at least --concurrency)",
@@ -185,44 +214,49 @@ def load_of(cfg: Mapping[str, Any]) -> Load:
     Raises:
         BadFigure: a request rate or concurrency that is not one (NaN, 0, 2.5 streams...).
         ConfigError: a fixed-schedule replay (``input.fixed_schedule``: the trace's own timestamps, no one level), a
-            user-centric run or a binding prefill cap (:func:`_no_level`).
+            user-centric run, a rate series or a binding prefill cap (:func:`_no_level`).
     """
     inp = cfg.get("input")
     if isinstance(inp, Mapping) and inp.get("fixed_schedule") is True:
-        raise ConfigError(
+        raise _no_single_level(
             "a trace replay has no single level",
-            found="input_config.input.fixed_schedule = true (aiperf profile --fixed-schedule: each request sent at "
+            "input_config.input.fixed_schedule = true (aiperf profile --fixed-schedule: each request sent at "
             "its trace timestamp)",
-            expected=_ONE_LEVEL,
-            fix=_ONE_LEVEL_FIX,
         )
-    lg = _loadgen(cfg)
+    where, lg = _measured(cfg)
     key = "request_rate" if lg.get("request_rate") is not None else "rate"
-    per_s, conc = rate(lg.get(key), f"loadgen.{key}"), level(lg.get("concurrency"), "loadgen.concurrency")
-    _no_level(lg, conc)
+    per_s, conc = rate(lg.get(key), f"{where}.{key}"), level(lg.get("concurrency"), f"{where}.concurrency")
+    _no_level(where, lg, conc)
     if per_s is not None:
         arrival = str(lg.get("arrival_pattern") or lg.get("request_rate_mode") or lg.get("type") or "poisson").lower()
-        if arrival == "gamma":  # its shape, arrival_smoothness (None: AIPerf's 1.0), named as vLLM's burstiness is
-            arrival = gamma_arrival(lg.get("arrival_smoothness"), "loadgen.arrival_smoothness")
+        if arrival == "gamma":  # its shape (None: AIPerf's 1.0), named as vLLM's burstiness is
+            shape = "arrival_smoothness" if "arrival_smoothness" in lg else "smoothness"  # loadgen's; a phase's
+            arrival = gamma_arrival(lg.get(shape), f"{where}.{shape}")
         return Load(concurrency=conc, rate_per_s=per_s, arrival=arrival)
     return Load(concurrency=conc if conc is not None else 1)
 
 
-#: the ramps of the measured phase (loadgen_config.py @199d8a36: the session or prefill concurrency from 1, the rate
-#: from a fraction of it, to the target over the duration, s)
+#: the ramps of the measured phase, s: loadgen's (loadgen_config.py @199d8a36: the session or prefill concurrency from
+#: 1, the rate from a fraction of it, to the target over the duration) and a phase's (src/aiperf/config/phases.py
+#: @aa0efdfd ``RampSpec``: seconds, or ``{"duration": s, "strategy": ...}``)
 _RAMPS = ("concurrency_ramp_duration", "prefill_concurrency_ramp_duration", "request_rate_ramp_duration")
+_PHASE_RAMPS = ("concurrency_ramp", "prefill_ramp", "rate_ramp")
 
 
 def ramp_notes(cfg: Mapping[str, Any]) -> tuple[str, ...]:
     """A warning for each ramp of the measured phase the run's config sets: its level was not held for the whole
     window the cell's figures cover (imported all the same, named)."""
-    lg = _loadgen(cfg)
-    return tuple(
-        f"the load ramped to its level over the first {seconds:g} s of the measured phase (loadgen.{key} = "
-        f"{spelled(lg[key])}): the level was not held for the whole window"
-        for key in _RAMPS
-        if (seconds := num(lg, key)) is not None and seconds > 0
-    )
+    where, lg = _measured(cfg)
+    notes = []
+    for key in (*_RAMPS, *_PHASE_RAMPS):
+        ramp = lg.get(key)
+        secs = num(ramp, "duration") if isinstance(ramp, Mapping) else num(lg, key)
+        if secs is not None and secs > 0:
+            notes.append(
+                f"the load ramped to its level over the first {secs:g} s of the measured phase ({where}.{key} = "
+                f"{spelled(ramp)}): the level was not held for the whole window"
+            )
+    return tuple(notes)
 
 
 def model_of(cfg: Mapping[str, Any]) -> str | None:

@@ -23,7 +23,41 @@
 - LLMPerf's summary (ray-project/llmperf ``token_benchmark_ray.py``: ``{name}_summary.json`` of ``results_*`` means
   and quantiles beside ``num_concurrent_requests``) and its per-request list (``{name}_individual_responses.json``:
   ``ttft_s``, ``end_to_end_latency_s``, ``number_output_tokens``... per request, no send instant): no duration of
-  the run in either.
+  the run in either; nor in its correctness test's summary (``llm_correctness.py`` @fec74f4c:
+  ``num_mismatched_requests``, ``mismatch_rate``, the error counts, beside ``num_concurrent_requests``);
+- AIPerf's time-slice export ``profile_export_aiperf_timeslices.json`` (``TimesliceMetricsJsonExporter``,
+  ai-dynamo/aiperf src/aiperf/exporters/timeslice_metrics_json_exporter.py @7123bb9b: ``timeslices``, a list of
+  ``{start_ns, end_ns, is_complete, <metric>: {unit, avg, ...}}``, beside ``input_config``) and its steady-state
+  export ``profile_export_aiperf_steady_state.json`` (``SteadyStateJsonExporter``, steady_state_json_exporter.py
+  @3d522d48: ``window_metadata`` and ``metrics`` of ``{unit, avg, min, max, p50, p90, p95, p99, std}``): windows of
+  one run, each a part of it; the run's own summary, ``profile_export_aiperf.json`` in the same folder, imports;
+- vLLM's pooling result (``vllm bench serve`` against an embeddings or other pooling endpoint: the
+  ``TaskType.POOLING`` branch of ``benchmark()`` in vllm/benchmarks/serve.py @def9ce85 writes ``duration``,
+  ``completed``, ``total_input_tokens``, ``request_throughput``, ``total_token_throughput`` and e2el figures only,
+  no ``total_output_tokens``, ``output_throughput`` or TTFT): no token is generated, so nothing is drafted;
+- the engines' offline and one-batch benchmarks, no serving level in any: ``vllm bench throughput --output-json``
+  (vllm/benchmarks/throughput.py: ``elapsed_time``, ``num_requests``, ``total_num_tokens`` of prompt and output,
+  ``requests_per_second``, ``tokens_per_second``), SGLang's ``bench_offline_throughput`` (python/sglang/
+  bench_offline_throughput.py @00d02fb4 ``throughput_test_once``: ``backend`` engine or runtime,
+  ``successful_requests``, ``total_latency``, the token totals and throughputs: it looked like vLLM's serving result)
+  and ``bench_one_batch_server`` (bench_one_batch_server.py @00b08c49 ``run_one_case``: ``run_name``,
+  ``batch_size``, ``input_len``, ``output_len``, ``latency``, ``output_throughput`` from batch x output_len, the
+  tokens asked for, not counted);
+- vLLM's PyTorch-benchmark-format copy ``NAME.pytorch.json`` (``convert_to_pytorch_benchmark_format`` of
+  vllm/benchmarks/lib/utils.py, written beside the result when ``SAVE_TO_PYTORCH_BENCHMARK_FORMAT`` is set: a list
+  of ``{benchmark: {name: "vLLM benchmark", ...}, model, metric: {name, benchmark_values, extra_info}}``);
+- ``trtllm-bench throughput --report_json`` (NVIDIA/TensorRT-LLM tensorrt_llm/bench/dataclasses/reporting.py
+  @02499765 ``get_statistics_dict``: ``engine``, ``world_info``, ``request_info``, ``performance``, optional
+  ``streaming_metrics`` and ``decoding_stats``, ``dataset``): a run of the LLM API in-process, no server; its
+  ``decoding_stats`` are percentiles over requests, with no sums to derive the run's rate from;
+- genai-bench's per-run JSON (sgl-project/genai-bench genai_bench/metrics/metrics.py @025cf1c6: ``aggregated_metrics``,
+  an ``AggregatedMetrics`` of ``scenario``, ``num_concurrency`` ("or QPS for open-loop mode"), ``run_duration``,
+  the request counts and ``stats`` per field, beside ``individual_request_metrics``): its times are in the
+  experiment's ``metrics_time_unit`` (experiment_metadata.json, another file) and its level a concurrency or a rate
+  by the experiment's traffic, so it is named, not read, until a reader takes both files.
+
+- AIPerf's multi-run aggregates (:func:`_aiperf_aggregate`) and a per-request record lacking its start instant
+  (:func:`_aiperf_sibling`), moved here from :mod:`specscope.importers.shapes` (imp60).
 
 A hint is words only: what is refused, and how, is :mod:`specscope.importers.shapes`' (exit 2, nothing written).
 """
@@ -79,6 +113,145 @@ def _llmperf_request(item: Any) -> bool:
     return isinstance(item, Mapping) and "ttft_s" in item and "end_to_end_latency_s" in item
 
 
+def _aiperf_window(doc: Mapping[str, Any]) -> str:
+    """The words for AIPerf's time-slice or steady-state export (module doc), else ""."""
+    slices = doc.get("timeslices")
+    if isinstance(slices, list) and slices and all(isinstance(t, Mapping) and "start_ns" in t for t in slices):
+        what = f"AIPerf's time-slice export (profile_export_aiperf_timeslices.json): {len(slices)} windows of one run"
+    elif isinstance(doc.get("window_metadata"), Mapping) and isinstance(doc.get("metrics"), Mapping):
+        what = "AIPerf's steady-state export (profile_export_aiperf_steady_state.json): one window of a run"
+    else:
+        return ""
+    return (
+        f"; looks like {what}, statistics over part of it, no run's totals; import profile_export_aiperf.json from "
+        "the same folder (the whole run's summary)"
+    )
+
+
+def _vllm_pooling(doc: Mapping[str, Any]) -> str:
+    """The words for vLLM's pooling result (module doc), else ""."""
+    endpoint = doc.get("endpoint_type", doc.get("backend"))
+    if endpoint is None or "duration" not in doc or "total_input_tokens" not in doc:
+        return ""
+    if any(k in doc for k in ("total_output_tokens", "output_throughput", "mean_ttft_ms")):
+        return ""
+    return (
+        f"; looks like vllm bench serve's result of a pooling run (endpoint_type {endpoint}): no tokens generated "
+        "(only total_input_tokens and end-to-end latencies), so nothing drafted and no cell to read; import a run "
+        "against a generating endpoint (--backend openai or openai-chat)"
+    )
+
+
+#: the file a user of an offline or one-batch benchmark makes instead
+_SERVE_VLLM = "measure the served model under load instead: vllm bench serve --save-result"
+_SERVE_SGLANG = "measure the served model under load instead: python -m sglang.bench_serving --output-file"
+
+
+def _offline(doc: Mapping[str, Any]) -> str:
+    """The words for an engine's offline or one-batch benchmark result (module doc), else ""."""
+    if {"elapsed_time", "num_requests", "total_num_tokens", "tokens_per_second"} <= doc.keys():
+        return (
+            "; looks like vllm bench throughput's --output-json (an offline run of the engine in-process, every "
+            "prompt at once): no server, no level and no output-token total (total_num_tokens counts prompts too); "
+            + _SERVE_VLLM
+        )
+    if {"successful_requests", "total_latency", "total_output_tokens"} <= doc.keys():
+        return (
+            f"; looks like SGLang bench_offline_throughput's result (an offline run of the engine in-process, backend "
+            f"{doc.get('backend')}, every prompt at once): no server and no level; " + _SERVE_SGLANG
+        )
+    if {"batch_size", "input_len", "output_len", "latency"} <= doc.keys():
+        return (
+            f"; looks like SGLang bench_one_batch_server's result (one /generate call per batch, batch_size "
+            f"{doc.get('batch_size')}): the batch's prompts in one request, its output tokens the ones asked for "
+            "(batch_size x output_len), not counted; " + _SERVE_SGLANG
+        )
+    return ""
+
+
+def _other_tool(doc: Mapping[str, Any]) -> str:
+    """The words for trtllm-bench's report and genai-bench's per-run JSON (module doc), else ""."""
+    if {"engine", "world_info", "request_info", "performance"} <= doc.keys():
+        engine = doc["engine"] if isinstance(doc["engine"], Mapping) else {}
+        return (
+            f"; looks like trtllm-bench's --report_json (an in-process run of the LLM API, no server; backend "
+            f"{engine.get('backend')}, version {engine.get('version')}): percentiles over requests, no served level; "
+            f"serve the model (trtllm-serve) and {_INSTEAD}"
+        )
+    agg = doc.get("aggregated_metrics")
+    if isinstance(agg, Mapping) and "individual_request_metrics" in doc:
+        return (
+            f"; looks like genai-bench's per-run result (aggregated_metrics, scenario {agg.get('scenario')}, "
+            f"num_concurrency {agg.get('num_concurrency')}): not read by specscope yet (its time unit is in "
+            f"experiment_metadata.json, and num_concurrency is a rate in an open-loop run); {_INSTEAD}"
+        )
+    return ""
+
+
+#: AIPerf's multi-run aggregates by ``aggregation_type``: what each holds (:func:`_aiperf_aggregate`)
+_AGGREGATES = {
+    "sweep": "per-combination means over its trials",
+    "confidence": "each metric's mean and spread over runs",
+    "detailed": "every run's per-request values pooled into one distribution",
+}
+
+
+def _aiperf_aggregate(doc: Any) -> str:
+    """``"; looks like ..."`` naming AIPerf's multi-run aggregates and the files to import instead, else "".
+
+    AIPerf (ai-dynamo/aiperf ``src/aiperf/exporters/aggregate/``): the sweep aggregate
+    ``profile_export_aiperf_sweep.json`` (``aggregate_sweep_json_exporter.py`` @ 4f2a10ab: ``aggregation_type``
+    "sweep", ``num_profile_runs``, ``num_successful_runs``, ``failed_runs``, ``metadata``, ``per_combination_metrics``
+    of ``{parameters, metrics}``, ``best_configurations``, ``pareto_optimal``) and the confidence aggregate
+    ``profile_export_aiperf_aggregate.json`` (``aggregate_confidence_json_exporter.py`` @ 008358d8: ``schema_version``,
+    ``aiperf_version``, ``metadata`` holding ``aggregation_type`` "confidence" and ``num_profile_runs``, ``metrics`` of
+    mean / std / min / max / cv / se / ci per metric) and the detailed aggregate ``profile_export_aiperf_detailed.json``
+    (``aggregate_detailed_json_exporter.py`` @2255fde9: the same ``metadata``, ``aggregation_type`` "detailed", and
+    ``metrics`` of every run's per-request values pooled into one distribution, with ``per_run``; it was told to be a
+    per-request record lacking its start instant). All hold statistics over runs, no run's own totals (its duration,
+    requests, tokens): no cell can be read from them, so they are refused by name; each run of the sweep or repeat
+    writes its own ``profile_export_aiperf.json``, which imports."""
+    if not isinstance(doc, Mapping):
+        return ""
+    meta = doc.get("metadata")
+    kind = doc.get("aggregation_type", meta.get("aggregation_type") if isinstance(meta, Mapping) else None)
+    if kind not in _AGGREGATES or not ("per_combination_metrics" in doc or "metrics" in doc):
+        return ""
+    runs = doc.get("num_profile_runs", meta.get("num_profile_runs") if isinstance(meta, Mapping) else None)
+    what = _AGGREGATES[kind]
+    return (
+        f"; looks like AIPerf's {kind} aggregate (aggregation_type {kind}, {runs} runs): {what}, no run's own "
+        "totals; import each run's own profile_export_aiperf.json instead (one per combination and trial, in that "
+        "run's artifact folder), each config's runs with its --config"
+    )
+
+
+def _aiperf_sibling(doc: Any) -> str:
+    """``"; looks like ..."`` for a document of AIPerf's per-request record export that lacks what every record holds
+    (its request's start instant), else ""."""
+    if _aiperf_aggregate(doc):
+        return ""
+    if (
+        isinstance(doc, Mapping)
+        and isinstance(doc.get("metadata"), Mapping)
+        and isinstance(doc.get("metrics"), Mapping)
+    ):
+        return (
+            "; looks like AIPerf's per-request record export (profile_export.jsonl) but lacks "
+            "metadata.request_start_ns, which AIPerf writes on every record; its run summary "
+            "profile_export_aiperf.json in the same folder imports too"
+        )
+    return ""
+
+
+def _vllm_pytorch(doc: list[Any]) -> bool:
+    first = doc[0] if doc else None
+    if not isinstance(first, Mapping):
+        return False
+    bench = first.get("benchmark")
+    return isinstance(bench, Mapping) and bench.get("name") == "vLLM benchmark" and "metric" in first
+
+
 def document_hint(doc: Any) -> str:
     """``"; looks like ..."`` naming a peer tool's JSON document that holds no cell (module doc), else ""."""
     if isinstance(doc, list) and doc and all(_llmperf_request(d) for d in doc):
@@ -86,8 +259,17 @@ def document_hint(doc: Any) -> str:
             "; looks like LLMPerf's per-request file (*_individual_responses.json): no send instant and no duration "
             f"of the run, so no cell can be read from it; {_INSTEAD}"
         )
+    if isinstance(doc, list) and _vllm_pytorch(doc):
+        return (
+            "; looks like vLLM's PyTorch-benchmark-format copy (*.pytorch.json): one record per metric; import the "
+            "result it was made from, NAME.json beside it (vllm bench serve --save-result)"
+        )
     if not isinstance(doc, Mapping):
         return ""
+    if hint := _aiperf_window(doc) or _vllm_pooling(doc) or _offline(doc) or _other_tool(doc):
+        return hint
+    if hint := _aiperf_aggregate(doc) or _aiperf_sibling(doc):
+        return hint
     if _genai_perf(doc):
         return (
             "; looks like GenAI-Perf's summary (profile_export_genai_perf.json): per-request statistics and rates, "
@@ -102,6 +284,12 @@ def document_hint(doc: Any) -> str:
         return (
             "; looks like the perf_analyzer export GenAI-Perf reads (profile_export.json): raw response texts, no "
             f"token counted, so no cell can be read from it; {_INSTEAD}"
+        )
+    if {"num_mismatched_requests", "mismatch_rate"} <= doc.keys():
+        return (
+            "; looks like LLMPerf's correctness summary (llm_correctness.py *_correctness_summary.json): mismatch and "
+            "error counts of its number-echo test, no timing, so no cell can be read from it (its load test, "
+            f"token_benchmark_ray.py, writes none either); {_INSTEAD}"
         )
     if "num_concurrent_requests" in doc and any(str(k).startswith("results_") for k in doc):
         return (

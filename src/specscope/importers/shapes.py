@@ -111,51 +111,6 @@ def _near_miss(doc: Any) -> str:
     return "" if best is None else f"; looks like {best[1]} but lacks: {', '.join(best[2])}"
 
 
-def _aggregate(doc: Any) -> str:
-    """``"; looks like ..."`` naming AIPerf's multi-run aggregates and the files to import instead, else "".
-
-    AIPerf (ai-dynamo/aiperf ``src/aiperf/exporters/aggregate/``): the sweep aggregate
-    ``profile_export_aiperf_sweep.json`` (``aggregate_sweep_json_exporter.py`` @ 4f2a10ab: ``aggregation_type``
-    "sweep", ``num_profile_runs``, ``num_successful_runs``, ``failed_runs``, ``metadata``, ``per_combination_metrics``
-    of ``{parameters, metrics}``, ``best_configurations``, ``pareto_optimal``) and the confidence aggregate
-    ``profile_export_aiperf_aggregate.json`` (``aggregate_confidence_json_exporter.py`` @ 008358d8: ``schema_version``,
-    ``aiperf_version``, ``metadata`` holding ``aggregation_type`` "confidence" and ``num_profile_runs``, ``metrics`` of
-    mean / std / min / max / cv / se / ci per metric). Both hold statistics over runs (means across trials), no run's
-    own totals (its duration, requests, tokens): no cell can be read from them, so they are refused by name; each run
-    of the sweep or repeat writes its own ``profile_export_aiperf.json``, which imports."""
-    if not isinstance(doc, Mapping):
-        return ""
-    meta = doc.get("metadata")
-    kind = doc.get("aggregation_type", meta.get("aggregation_type") if isinstance(meta, Mapping) else None)
-    if kind not in ("sweep", "confidence") or not ("per_combination_metrics" in doc or "metrics" in doc):
-        return ""
-    runs = doc.get("num_profile_runs", meta.get("num_profile_runs") if isinstance(meta, Mapping) else None)
-    what = "per-combination means over its trials" if kind == "sweep" else "each metric's mean and spread over runs"
-    return (
-        f"; looks like AIPerf's {kind} aggregate (aggregation_type {kind}, {runs} runs): {what}, no run's own "
-        "totals; import each run's own profile_export_aiperf.json instead (one per combination and trial, in that "
-        "run's artifact folder), each config's runs with its --config"
-    )
-
-
-def _sibling(doc: Any) -> str:
-    """``"; looks like ..."`` for a document of AIPerf's per-request record export that lacks what every record holds
-    (its request's start instant), else ""."""
-    if _aggregate(doc):
-        return ""
-    if (
-        isinstance(doc, Mapping)
-        and isinstance(doc.get("metadata"), Mapping)
-        and isinstance(doc.get("metrics"), Mapping)
-    ):
-        return (
-            "; looks like AIPerf's per-request record export (profile_export.jsonl) but lacks "
-            "metadata.request_start_ns, which AIPerf writes on every record; its run summary "
-            "profile_export_aiperf.json in the same folder imports too"
-        )
-    return ""
-
-
 def _tried() -> str:
     return "; ".join(f"{s.name} ({s.tool}, {s.source})" for s in SHAPES)
 
@@ -233,7 +188,7 @@ def read_records(path: Path) -> list[Imported]:
         shape = next((s for s in SHAPES if s.recognise(doc)), None)
         if shape is None:
             keys = ", ".join(sorted(map(str, doc))[:8]) if isinstance(doc, Mapping) else type(doc).__name__
-            hints = f"{_near_miss(doc)}{_aggregate(doc)}{_sibling(doc)}{peers.document_hint(doc)}"
+            hints = peers.document_hint(doc) or _near_miss(doc)
             raise _unknown(path, f"record {i}: {keys or 'an empty object'}{hints}")
         try:
             records = shape.records(doc) if shape.parse_file is None else [_whole_file(path, docs, shape)]
