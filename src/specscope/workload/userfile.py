@@ -121,7 +121,12 @@ from specscope.workload.userfile_fields import (
     unsent_text_columns,
     unused_guidellm_columns,
 )
-from specscope.workload.userfile_instructions import instruction_meta, shared_instructions, unsent_choices
+from specscope.workload.userfile_instructions import (
+    instruction_meta,
+    shared_instructions,
+    unsent_choices,
+    unsent_passages,
+)
 from specscope.workload.userfile_sessions import (
     SESSION_KEY,
     TRAJECTORY_KEY,
@@ -421,6 +426,9 @@ def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[...,
             choices = unsent_choices(rec) if isinstance(rec, dict) else ()
             if choices:
                 prompt.meta["unsent_choice_fields"] = choices  # MMLU-Pro's options: bench names them with the jq
+            if passages := unsent_passages(rec) if isinstance(rec, dict) else ():
+                prompt.meta["unsent_passage_fields"] = passages  # DROP's, BoolQ's passage: named with the jq
+                choices += passages
             if uses and (
                 unread := tuple(k for k in unread_fields(rec, uses) if k not in choices)
             ):  # none: specscope's own build of the record
