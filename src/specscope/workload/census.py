@@ -66,6 +66,7 @@ __all__ = [
     "SQUAD_REFUSAL",
     "HH_TRANSCRIPT",
     "HH_TRANSCRIPT_REFUSAL",
+    "TABLE_TO_JSON_LINES",
     "GEMINI_CONTENTS_REFUSAL",
     "BEDROCK_CONVERSATION_REFUSAL",
     "COHERE_ROLES",
@@ -577,6 +578,14 @@ HH_TRANSCRIPT_REFUSAL = (
     '"gp") | {role: (if .captures[0].string == "Human" then "user" else "assistant" end), content: '
     '(.captures[1].string | gsub("\\\\A\\\\s+|\\\\s+\\\\z"; ""))} | select(.content != "")]}\' FILE > '
     "OUT.jsonl",
+)
+#: What a transcript refusal's fix adds for a CSV / TSV file (``DELIM`` the file's ``,`` or ``\\t``): its jq reads
+#: JSON, so the rows are written as JSON Lines first, one object per row keyed by the header, as the CSV reader does
+#: (the HH and Guanaco jq offered on a ``.csv`` could not run).
+TABLE_TO_JSON_LINES = (
+    "; this file is a table (CSV or TSV) and jq reads JSON: write its rows as JSON Lines first, one object per row keyed by the "
+    "header, e.g. python3 -c 'import csv, json, sys; [print(json.dumps(r)) for r in csv.DictReader(open(sys.argv[1], "
+    'newline=""), delimiter="DELIM")]\' FILE > ROWS.jsonl, then run the jq above on ROWS.jsonl in place of FILE'
 )
 #: Chat rows of other vendors' fine-tuning files, told by their shape and refused by name with the jq that writes them
 #: as OpenAI ``messages`` (each was refused with a generic message naming a field): Vertex AI supervised tuning's

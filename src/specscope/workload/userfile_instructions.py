@@ -120,7 +120,7 @@ PASSAGE_NOTE = (
     "not sent: no peer reader has a column for it (GuideLLM's column mapper sends the question, its first text "
     "column; vLLM's custom reader takes `prompt`, SGLang's and AIPerf's take conversations or `text`), so the "
     "question goes without the text it asks about, in specscope as in them; to send it, prepend it to the question: "
-    'jq -c \'.question = .passage + "\\n\\n" + .question | del(.passage)\' FILE > OUT.jsonl'
+    "jq -c '.question = .passage + \"\\n\\n\" + .question | del(.passage)' FILE > OUT.jsonl"
 )
 
 

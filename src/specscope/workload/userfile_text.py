@@ -41,6 +41,7 @@ from specscope.workload.userfile_fields import (
     GUIDELLM_COLUMN,
     bad_row,
     guidellm_name,
+    is_csv,
     key_twice,
     refuse_foreign_layout,
 )
@@ -440,13 +441,6 @@ def _csv_value(key: str, value: str) -> object:
     if field in OUTPUT_LENGTH_FIELDS and _CSV_COUNT.fullmatch(value.strip()):
         return int(value.strip().split(".")[0])  # "128.0": pandas writes an int column with a gap as floats
     return value
-
-
-def is_csv(name: str) -> bool:
-    """A ``.csv`` or ``.tsv`` file (gzip-compressed or not), read by its header (a ``.tsv`` was read as text lines:
-    its header and label column were sent as prompts; fresh-user check, 2026-12-05)."""
-    low = name.lower().removesuffix(".gz")
-    return low.endswith((".csv", ".tsv"))
 
 
 def is_text_lines(name: str) -> bool:
