@@ -12,11 +12,11 @@ from typing import Any
 
 from specscope.bench.workloads import base_prompts, dataset_loads
 from specscope.config import BenchOptions
-from specscope.workload.census import RECORDED_HISTORY_NOTE, SHAREGPT_TURNS_NOTE
+from specscope.workload.census import PASSAGE_NOTE, RECORDED_HISTORY_NOTE, SHAREGPT_TURNS_NOTE
 from specscope.workload.labels import parse_label
 from specscope.workload.prompt import Prompt
 from specscope.workload.userfile_fields import unused_column_notes
-from specscope.workload.userfile_instructions import CHOICES_NOTE, PASSAGE_NOTE, SHARED_INSTRUCTION_NOTE
+from specscope.workload.userfile_instructions import CHOICES_NOTE, SHARED_INSTRUCTION_NOTE
 
 __all__ = ["cell_prompts", "rows_manifest", "rows_notice"]
 

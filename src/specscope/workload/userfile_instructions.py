@@ -14,7 +14,7 @@ A ``question`` row's multiple-choice ``options`` (TIGER-Lab/MMLU-Pro) or ``choic
 GuideLLM's mapper (the one peer reader of the row) sends the question alone; ``bench`` names them with the jq that
 joins them into the question (:data:`CHOICES_NOTE`). A ``question`` row's ``passage`` (ucinlp/drop, google/boolq: the
 text the question is about) is not sent either: no peer reader has a column for it; ``bench`` names it with the jq
-that prepends it (:data:`PASSAGE_NOTE`).
+that prepends it (:data:`~specscope.workload.census.PASSAGE_NOTE`).
 """
 
 from __future__ import annotations
@@ -22,14 +22,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from specscope.workload.census import PASSAGE_FIELDS
 from specscope.workload.prompt import Prompt
 from specscope.workload.userfile_fields import first_text_field
 
 __all__ = [
     "CHOICES_NOTE",
     "CHOICE_FIELDS",
-    "PASSAGE_FIELDS",
-    "PASSAGE_NOTE",
     "SHARED_INSTRUCTION_NOTE",
     "instruction_meta",
     "shared_instructions",
@@ -112,21 +111,9 @@ def _arc_choices(value: object) -> bool:
     return _strings(text) and _strings(label) and isinstance(text, list) and len(text) == len(label or ())
 
 
-#: the reading-comprehension text of a ``question`` row: ucinlp/drop's and google/boolq's ``passage`` (SQuAD calls it
-#: ``context``, a GuideLLM text column, named by :func:`~specscope.workload.userfile_fields.unsent_text_columns`)
-PASSAGE_FIELDS = ("passage",)
-#: what ``bench`` says of it (meta ``unsent_passage_fields``); the jq puts it before the question, a blank line between
-PASSAGE_NOTE = (
-    "not sent: no peer reader has a column for it (GuideLLM's column mapper sends the question, its first text "
-    "column; vLLM's custom reader takes `prompt`, SGLang's and AIPerf's take conversations or `text`), so the "
-    "question goes without the text it asks about, in specscope as in them; to send it, prepend it to the question: "
-    "jq -c '.question = .passage + \"\\n\\n\" + .question | del(.passage)' FILE > OUT.jsonl"
-)
-
-
 def unsent_passages(record: dict[str, Any]) -> tuple[str, ...]:
-    """The passage fields (:data:`PASSAGE_FIELDS`, a non-empty string) of a row whose sent column is ``question``:
-    not sent, named by ``bench`` with the jq that prepends them."""
+    """The passage fields (:data:`~specscope.workload.census.PASSAGE_FIELDS`, a non-empty string) of a row whose
+    sent column is ``question``: not sent, named by ``bench`` with the jq that prepends them."""
     if first_text_field(record) != "question":
         return ()
     return tuple(k for k in PASSAGE_FIELDS if isinstance(record.get(k), str) and record[k].strip())
