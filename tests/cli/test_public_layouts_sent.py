@@ -83,6 +83,11 @@ CASES: dict[str, list[tuple[list[dict[str, str]], int]]] = {
           _user("Is ice cold?")], 4),
         ([_user("Name a red fruit.")], 2),
     ],
+    # nvidia/Llama-Nemotron-Post-Training-Dataset: `output` the recorded answer, 7 and 1 words (wl60)
+    "nemotron_post_training.jsonl": [
+        ([{"role": "system", "content": "detailed thinking on"}, _user("What is 2+2?")], 7),
+        ([{"role": "system", "content": "detailed thinking off"}, _user("Name a colour.")], 1),
+    ],
 }  # fmt: skip
 REFUSED = ("guanaco.jsonl", "hermes_function_calling.jsonl", "toxicchat.jsonl", "squad_v1.json", "full_hh_rlhf.jsonl")
 

@@ -5,6 +5,8 @@
   only among generic unread fields; it is now named as the passage not sent, with the jq that prepends it (run here);
 * an MLPerf llama2 row (``system_prompt``, ``question``, ``output``): vLLM's ``MLPerfDataset`` sizes each request's
   output by the tokenised ``output``; specscope did not read it (``--max-tokens`` applied);
+* nvidia/Llama-Nemotron-Post-Training-Dataset rows (``input`` messages, ``output``): labelled specscope.openai_evals,
+  ``output`` not read as the recorded answer whose token count is the output length;
 * a pandas index column (``df.to_csv()`` writes an empty header cell) was named ``(, source, ...)``;
 * an HH transcript in a CSV column was refused with a jq that cannot read CSV.
 """
@@ -99,3 +101,22 @@ def test_an_mlperf_row_is_sized_by_its_reference_output() -> None:
     ]
     assert [p.meta.get("recorded_answer") for p in got] == ["Yes, ice is cold.", "An apple."]
     assert [p.meta.get("id") for p in got] == ["cot.1", "flan.2"]
+
+
+def test_a_nemotron_post_training_row_is_sized_by_its_output(tmp_path: Path, capsys, monkeypatch) -> None:
+    """nvidia/Llama-Nemotron-Post-Training-Dataset rows (``input`` a list of messages, ``output`` the answer, labels
+    beside them) were labelled specscope.openai_evals and sent with ``--max-tokens``, ``output`` named unread. No peer
+    benchmark reader reads the layout; its ``output`` is the recorded answer, whose token count is the output length
+    as vLLM's and SGLang's readers take a recorded answer's; the dataset's labels are named as labels, never sent."""
+    path = HERE / "nemotron_post_training.jsonl"
+    got = load_prompt_file("a", path)
+    assert [p.messages for p in got] == [
+        [{"role": "system", "content": "detailed thinking on"}, {"role": "user", "content": "What is 2+2?"}],
+        [{"role": "system", "content": "detailed thinking off"}, {"role": "user", "content": "Name a colour."}],
+    ]
+    assert [p.meta.get("recorded_answer") for p in got] == ["<think>\nSimple sum.\n</think>\n2+2 is 4.", "Blue."]
+    assert all("unread_fields" not in p.meta for p in got), [p.meta.get("unread_fields") for p in got]
+    code, out, err = cli(["bench", "--workload", f"a={path}", "--dry-run"], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "openai_evals" not in out
+    assert "from the recorded answer's token count" in out

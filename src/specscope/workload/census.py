@@ -65,6 +65,7 @@ __all__ = [
     "SHAREGPT_MESSAGES_REFUSAL",
     "SQUAD_REFUSAL",
     "MLPERF_FIELDS",
+    "NEMOTRON_POST_TRAINING_LABELS",
     "PASSAGE_FIELDS",
     "PASSAGE_NOTE",
     "HH_TRANSCRIPT",
@@ -571,6 +572,11 @@ PASSAGE_NOTE = (
 )
 
 
+#: A Llama-Nemotron post-training row (nvidia/Llama-Nemotron-Post-Training-Dataset, SFT splits: ``input`` a list of
+#: chat messages, ``output`` the answer, ``system_prompt`` the reasoning switch): no benchmark client's reader takes
+#: it; ``output`` is its recorded answer (its token count the output length, as vLLM's and SGLang's readers size a
+#: recorded answer) and these labels are never sent.
+NEMOTRON_POST_TRAINING_LABELS = ("category", "license", "reasoning", "generator", "used_in_training", "version")
 #: An MLPerf inference row as vLLM's ``MLPerfDataset`` reads it (@0056b87f): the system prompt, the question (a chat
 #: of the two) and the reference answer, whose token count is the request's output length.
 MLPERF_FIELDS = ("system_prompt", "question", "output")
@@ -1511,6 +1517,13 @@ FIELD_USE: dict[str, FieldUse] = {
     "specscope.arena_hard": FieldUse(
         ("turns",),
         (("subcategory", "Arena-Hard-Auto's sub-category label; `category` is kept"),),
+    ),
+    "specscope.nemotron_post_training": FieldUse(
+        ("input", "output"),
+        tuple(
+            (k, "a label of nvidia/Llama-Nemotron-Post-Training-Dataset's rows; never sent")
+            for k in NEMOTRON_POST_TRAINING_LABELS
+        ),
     ),
     "specscope.openai_evals": FieldUse(
         ("input",), (("ideal", "the reference answer(s) the eval compares with (openai/evals); never sent"),)

@@ -31,6 +31,7 @@ __all__ = [
     "fields_layouts",
     "is_evals_sample",
     "is_mlperf_row",
+    "is_nemotron_post_training",
     "own_layout",
     "OWN_LAYOUT",
     "TSV_LAYOUT",
@@ -74,6 +75,20 @@ def is_evals_sample(record: dict[str, Any]) -> bool:
     ``input`` to a chat model as one system message, a chat without a user turn, which no workload is."""
     value = record.get("input")
     return isinstance(value, list) or (isinstance(value, str) and record.get("ideal") is not None)
+
+
+def is_nemotron_post_training(record: dict[str, Any]) -> bool:
+    """Whether ``record`` is a Llama-Nemotron post-training row: ``input`` a non-empty list of ``role`` / ``content``
+    messages and ``output`` a string, with no ``ideal`` (an openai/evals sample's reference); its ``output`` is the
+    recorded answer (:data:`~specscope.workload.census.NEMOTRON_POST_TRAINING_LABELS`)."""
+    chat = record.get("input")
+    return (
+        isinstance(chat, list)
+        and bool(chat)
+        and all(isinstance(m, dict) and "role" in m and "content" in m for m in chat)
+        and isinstance(record.get("output"), str)
+        and "ideal" not in record
+    )
 
 
 def is_mlperf_row(record: dict[str, Any]) -> bool:
@@ -183,6 +198,8 @@ def fields_layouts(shape: Shape, layouts: tuple[str, ...], record: dict[str, Any
         return ("specscope.arena_hard",)
     if any(isinstance(record.get(k), list) for k in SHAREGPT_FIELDS):
         return ("specscope.sharegpt",)  # ROLE_CONTENT_ARRAY_LAYOUT
+    if is_nemotron_post_training(record):
+        return ("specscope.nemotron_post_training",)
     if is_evals_sample(record):
         return ("specscope.openai_evals",)
     if first_text_field(guidellm_columns(dict(record))[0]) == "instruction":

@@ -95,7 +95,14 @@ from specscope.workload.census import (
     UNPROMPTED_DATASET_ROWS,
 )
 from specscope.workload.census_hub import PROBLEM_REFUSAL, is_mt_bench_prompts
-from specscope.workload.layout_of import Shape, fields_layouts, is_mlperf_row, layout_keys, own_layout
+from specscope.workload.layout_of import (
+    Shape,
+    fields_layouts,
+    is_mlperf_row,
+    is_nemotron_post_training,
+    layout_keys,
+    own_layout,
+)
 from specscope.workload.prompt import Prompt, file_lines, message_text
 from specscope.workload.userfile_fields import (
     MAX_TOKENS_CAP,
@@ -616,12 +623,13 @@ def _alpaca_history(where: str, raw: object) -> list[dict[str, str]]:
 
 def _recorded_answer(where: str, record: dict[str, Any]) -> str | None:
     """The text of the assistant turn that ends the record's chat (ShareGPT's recorded answer, whose token count vLLM,
-    SGLang and AIPerf take as the output length), or an MLPerf row's ``output`` (vLLM's ``MLPerfDataset``), else
-    None (also for a row whose messages are sent as recorded); specscope does not send it."""
+    SGLang and AIPerf take as the output length), or the ``output`` of an MLPerf row (vLLM's ``MLPerfDataset``) or
+    of a Llama-Nemotron post-training row, else None (also for a row whose messages are sent as recorded); specscope
+    does not send it."""
     if sent_verbatim(record):
         return None
-    if is_mlperf_row(record):
-        return str(record["output"])  # vLLM's MLPerfDataset: the reference answer's token count
+    if is_mlperf_row(record) or is_nemotron_post_training(record):
+        return str(record["output"])  # vLLM's MLPerfDataset; a Nemotron post-training row: the answer's token count
     for fields, keys in ((MESSAGES_FIELDS, ("role", "content", _CHAT_ROLES)), (SHAREGPT_FIELDS, None)):
         for key in fields:
             raw = record.get(key)
