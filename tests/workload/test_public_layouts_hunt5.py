@@ -120,3 +120,33 @@ def test_a_nemotron_post_training_row_is_sized_by_its_output(tmp_path: Path, cap
     assert code == 0, err
     assert "openai_evals" not in out
     assert "from the recorded answer's token count" in out
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "user"),
+    [
+        ("race.jsonl", "article", "Tom went home early.\n\nWhy did Tom go home?"),
+        (
+            "sciq.jsonl",
+            "support",
+            "Mesophiles grow best in moderate temperature.\n\nWhat type of organism is used in yogurt?",
+        ),
+    ],
+)
+def test_other_passage_names_are_named_with_their_jq(
+    name: str, field: str, user: str, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """ehovy/race's ``article`` and allenai/sciq's ``support`` are the passage of their question under other names:
+    they were among generic unread fields; they are named as the passage not sent, with the jq for that name."""
+    path = HERE / name
+    (p,) = load_prompt_file("a", path)
+    assert p.meta["unsent_passage_fields"] == (field,)
+    assert field not in p.meta.get("unread_fields", ())
+    code, out, err = cli(["bench", "--workload", f"a={path}", "--dry-run"], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    note = out[out.index(f"passages ({field})") :]
+    jq = _jq(note[note.index(f"`{field}`: jq ") :])
+    converted = tmp_path / "converted.jsonl"
+    subprocess.run(["sh", "-c", jq.replace("FILE > OUT.jsonl", f"{path} > {converted}")], check=True)
+    (q,) = load_prompt_file("a", converted)
+    assert q.messages == [{"role": "user", "content": user}]

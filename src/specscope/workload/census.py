@@ -560,15 +560,18 @@ GUANACO_REFUSAL = (
     '"gp") | {role: (if .captures[0].string == "Human" then "user" else "assistant" end), content: '
     '(.captures[1].string | gsub("\\\\A\\\\s+|\\\\s+\\\\z"; ""))}]}\' FILE > OUT.jsonl',
 )
-#: the reading-comprehension text of a ``question`` row: ucinlp/drop's and google/boolq's ``passage`` (SQuAD calls it
-#: ``context``, a GuideLLM text column, named by :func:`specscope.workload.userfile_fields.unsent_text_columns`)
-PASSAGE_FIELDS = ("passage",)
-#: what ``bench`` says of it (meta ``unsent_passage_fields``); the jq puts it before the question, a blank line between
+#: the reading-comprehension text of a ``question`` row, by its datasets' names: ucinlp/drop's and google/boolq's
+#: ``passage``, ehovy/race's ``article``, allenai/sciq's ``support`` (SQuAD calls it ``context``, a GuideLLM text
+#: column, named by :func:`specscope.workload.userfile_fields.unsent_text_columns`)
+PASSAGE_FIELDS = ("passage", "article", "support")
+#: what ``bench`` says of it (meta ``unsent_passage_fields``); each jq puts it before the question, a blank line between
 PASSAGE_NOTE = (
     "not sent: no peer reader has a column for it (GuideLLM's column mapper sends the question, its first text "
     "column; vLLM's custom reader takes `prompt`, SGLang's and AIPerf's take conversations or `text`), so the "
-    "question goes without the text it asks about, in specscope as in them; to send it, prepend it to the question: "
-    "jq -c '.question = .passage + \"\\n\\n\" + .question | del(.passage)' FILE > OUT.jsonl"
+    "question goes without the text it asks about, in specscope as in them; to send it, prepend it to the question, "
+    + "; ".join(
+        f"`{k}`: jq -c '.question = .{k} + \"\\n\\n\" + .question | del(.{k})' FILE > OUT.jsonl" for k in PASSAGE_FIELDS
+    )
 )
 
 
