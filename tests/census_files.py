@@ -131,6 +131,17 @@ def _sglang_autobench() -> LayoutFile:
     return LayoutFile("autobench.jsonl", _jsonl(rows), sent, notices=(notice,))
 
 
+def _mlperf() -> LayoutFile:
+    """MLPerf inference rows as vLLM's MLPerfDataset reads them (@0056b87f): system prompt and question sent, each
+    asking for its reference ``output``'s token count (the truth server's tokenizer: one token per word)."""
+    rows = [{"system_prompt": "Be short.", "question": "MLPerf one?", "output": "Reference of four words."},
+            {"system_prompt": "", "question": "MLPerf two?", "output": "Two words."}]  # fmt: skip
+    system = [{"role": "system", "content": "Be short."}]
+    sent = [SentRow("line 1", _conv("MLPerf one?", history=system), 4), _row("line 2", "MLPerf two?", 2)]
+    notice = "rows: mine: 2 rows end with a recorded answer and name no output length: each asks for the answer's token"
+    return LayoutFile("mlperf.jsonl", _jsonl(rows), sent, notices=(notice,))
+
+
 def _longbench_v2() -> LayoutFile:
     """THUDM/LongBench-v2 rows in their own column order (the question before the context): SGLang's longbench_v2
     reader sends its template (longbench_v2.py @5d2c83e6); the row was sent as its question alone."""
@@ -635,6 +646,7 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "vllm.sharegpt": _sharegpt,
     "vllm.custom": _vllm_custom,
     "vllm.spec_bench": _spec_bench,
+    "vllm.mlperf": _mlperf,
     "vllm.multi_turn": _vllm_multi_turn,
     "vllm.sonnet": _sonnet,
     "vllm.burstgpt": _burstgpt,

@@ -1,7 +1,7 @@
-"""Issue 36, "Done when": public dataset files of the wl59 hunt sent through ``bench --workload`` against the truth
-server, whose log is compared row by row with the messages and output lengths each row must get. The truth server's
-``/tokenize`` counts words, so a recorded answer of N words asks for N tokens; a row with no recorded answer asks for
-``--max-tokens``. A file that specscope refuses is sent here as its refusal's own jq converts it
+"""Issue 36, "Done when": public dataset files of the wl59 and wl60 hunts sent through ``bench --workload`` against
+the truth server, whose log is compared row by row with the messages and output lengths each row must get. The truth
+server's ``/tokenize`` counts words, so a recorded answer of N words asks for N tokens; a row with no recorded answer
+asks for ``--max-tokens``. A file that specscope refuses is sent here as its refusal's own jq converts it
 (tests/workload/test_public_layouts_hunt4.py holds the refusals)."""
 
 from __future__ import annotations
@@ -75,6 +75,18 @@ CASES: dict[str, list[tuple[list[dict[str, str]], int]]] = {
     "full_hh_rlhf.jsonl": [
         ([_user("What is a good name for a dog?")], 40),
         ([_user("Hi, can you help?"), {"role": "assistant", "content": "Sure."}, _user("Name a dog.")], 40),
+    ],
+    # vLLM's MLPerfDataset: each row's output length the token count of its `output` ("Yes, ice is cold." 4, "An
+    # apple." 2); the empty system prompt of the second row not sent (wl60)
+    "mlperf_llama2.jsonl": [
+        ([{"role": "system", "content": "You are an AI assistant that helps people find information."},
+          _user("Is ice cold?")], 4),
+        ([_user("Name a red fruit.")], 2),
+    ],
+    # nvidia/Llama-Nemotron-Post-Training-Dataset: `output` the recorded answer, 7 and 1 words (wl60)
+    "nemotron_post_training.jsonl": [
+        ([{"role": "system", "content": "detailed thinking on"}, _user("What is 2+2?")], 7),
+        ([{"role": "system", "content": "detailed thinking off"}, _user("Name a colour.")], 1),
     ],
 }  # fmt: skip
 REFUSED = ("guanaco.jsonl", "hermes_function_calling.jsonl", "toxicchat.jsonl", "squad_v1.json", "full_hh_rlhf.jsonl")

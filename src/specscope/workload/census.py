@@ -64,8 +64,13 @@ __all__ = [
     "SHAREGPT_TOOL_TAGS",
     "SHAREGPT_MESSAGES_REFUSAL",
     "SQUAD_REFUSAL",
+    "MLPERF_FIELDS",
+    "NEMOTRON_POST_TRAINING_LABELS",
+    "PASSAGE_FIELDS",
+    "PASSAGE_NOTE",
     "HH_TRANSCRIPT",
     "HH_TRANSCRIPT_REFUSAL",
+    "TABLE_TO_JSON_LINES",
     "GEMINI_CONTENTS_REFUSAL",
     "BEDROCK_CONVERSATION_REFUSAL",
     "COHERE_ROLES",
@@ -555,6 +560,29 @@ GUANACO_REFUSAL = (
     '"gp") | {role: (if .captures[0].string == "Human" then "user" else "assistant" end), content: '
     '(.captures[1].string | gsub("\\\\A\\\\s+|\\\\s+\\\\z"; ""))}]}\' FILE > OUT.jsonl',
 )
+#: the reading-comprehension text of a ``question`` row, by its datasets' names: ucinlp/drop's and google/boolq's
+#: ``passage``, ehovy/race's ``article``, allenai/sciq's ``support`` (SQuAD calls it ``context``, a GuideLLM text
+#: column, named by :func:`specscope.workload.userfile_fields.unsent_text_columns`)
+PASSAGE_FIELDS = ("passage", "article", "support")
+#: what ``bench`` says of it (meta ``unsent_passage_fields``); each jq puts it before the question, a blank line between
+PASSAGE_NOTE = (
+    "not sent: no peer reader has a column for it (GuideLLM's column mapper sends the question, its first text "
+    "column; vLLM's custom reader takes `prompt`, SGLang's and AIPerf's take conversations or `text`), so the "
+    "question goes without the text it asks about, in specscope as in them; to send it, prepend it to the question, "
+    + "; ".join(
+        f"`{k}`: jq -c '.question = .{k} + \"\\n\\n\" + .question | del(.{k})' FILE > OUT.jsonl" for k in PASSAGE_FIELDS
+    )
+)
+
+
+#: A Llama-Nemotron post-training row (nvidia/Llama-Nemotron-Post-Training-Dataset, SFT splits: ``input`` a list of
+#: chat messages, ``output`` the answer, ``system_prompt`` the reasoning switch): no benchmark client's reader takes
+#: it; ``output`` is its recorded answer (its token count the output length, as vLLM's and SGLang's readers size a
+#: recorded answer) and these labels are never sent.
+NEMOTRON_POST_TRAINING_LABELS = ("category", "license", "reasoning", "generator", "used_in_training", "version")
+#: An MLPerf inference row as vLLM's ``MLPerfDataset`` reads it (@0056b87f): the system prompt, the question (a chat
+#: of the two) and the reference answer, whose token count is the request's output length.
+MLPERF_FIELDS = ("system_prompt", "question", "output")
 #: The published SQuAD JSON (``version``, ``data`` of articles with ``paragraphs``; told by an article's
 #: ``paragraphs``, as ``{"version", "data": [records]}`` is records wrapped in one object) and the fix. It was refused
 #: as "no messages/conversations/... field (keys: ['data', 'version'])".
@@ -577,6 +605,15 @@ HH_TRANSCRIPT_REFUSAL = (
     '"gp") | {role: (if .captures[0].string == "Human" then "user" else "assistant" end), content: '
     '(.captures[1].string | gsub("\\\\A\\\\s+|\\\\s+\\\\z"; ""))} | select(.content != "")]}\' FILE > '
     "OUT.jsonl",
+)
+#: What a transcript refusal's fix adds for a CSV / TSV file (``DELIM`` the file's ``,`` or ``\\t``): its jq reads
+#: JSON, so the rows are written as JSON Lines first, one object per row keyed by the header, as the CSV reader does
+#: (the HH and Guanaco jq offered on a ``.csv`` could not run).
+TABLE_TO_JSON_LINES = (
+    "; this file is a table (CSV or TSV) and jq reads JSON: write its rows as JSON Lines first, one object per row "
+    "keyed by the header, e.g. python3 -c 'import csv, json, sys; [print(json.dumps(r)) for r in "
+    'csv.DictReader(open(sys.argv[1], newline=""), delimiter="DELIM")]\' FILE > ROWS.jsonl, then run the jq '
+    "above on ROWS.jsonl in place of FILE"
 )
 #: Chat rows of other vendors' fine-tuning files, told by their shape and refused by name with the jq that writes them
 #: as OpenAI ``messages`` (each was refused with a generic message naming a field): Vertex AI supervised tuning's
@@ -861,6 +898,19 @@ CENSUS: tuple[Layout, ...] = (
         "— (index)",
         "—",
         "read: `prompt`; a per-line `output_tokens` is that row's `max_tokens`",
+    ),
+    Layout(
+        "vllm.mlperf",
+        "vLLM",
+        f"{_VLLM} MLPerfDataset (`--dataset-name hf`, mgoin/mlperf-inference-llama2-data, -llama3.1-data)",
+        "hub rows; here JSON Lines of its columns",
+        "`system_prompt` (the system message), `question` (the user message)",
+        "token count of `output` (the reference answer), or `--hf-output-len`",
+        "— (index)",
+        "—",
+        "read: `system_prompt` as the system message (an empty one not sent), `question` as the user message; "
+        "`output` not sent, its token count the row's output length by the server's tokenizer, as vLLM's "
+        "(`--max-tokens` where the server has no `/tokenize`)",
     ),
     Layout(
         "vllm.spec_bench",
@@ -1414,6 +1464,7 @@ FIELD_USE: dict[str, FieldUse] = {
     "sglang.custom": _SHAREGPT,
     "vllm.custom": FieldUse(("prompt",)),
     "vllm.spec_bench": FieldUse(("turns",), (_REFERENCE,)),
+    "vllm.mlperf": FieldUse(MLPERF_FIELDS),
     "vllm.multi_turn": FieldUse(MULTI_TURN_ROW_KEYS),
     "sglang.autobench": FieldUse(("messages", "prompt", *AUTOBENCH_FIELDS)),
     "sglang.longbench_v2": FieldUse(
@@ -1469,6 +1520,13 @@ FIELD_USE: dict[str, FieldUse] = {
     "specscope.arena_hard": FieldUse(
         ("turns",),
         (("subcategory", "Arena-Hard-Auto's sub-category label; `category` is kept"),),
+    ),
+    "specscope.nemotron_post_training": FieldUse(
+        ("input", "output"),
+        tuple(
+            (k, "a label of nvidia/Llama-Nemotron-Post-Training-Dataset's rows; never sent")
+            for k in NEMOTRON_POST_TRAINING_LABELS
+        ),
     ),
     "specscope.openai_evals": FieldUse(
         ("input",), (("ideal", "the reference answer(s) the eval compares with (openai/evals); never sent"),)

@@ -17,6 +17,7 @@ from specscope.workload.census import (
     FIELD_USE,
     LONGBENCH_V2_FIELDS,
     MESSAGES_FIELDS,
+    MLPERF_FIELDS,
     SAGEMAKER_FIELDS,
     SHAREGPT_FIELDS,
 )
@@ -29,6 +30,8 @@ __all__ = [
     "layout_keys",
     "fields_layouts",
     "is_evals_sample",
+    "is_mlperf_row",
+    "is_nemotron_post_training",
     "own_layout",
     "OWN_LAYOUT",
     "TSV_LAYOUT",
@@ -72,6 +75,29 @@ def is_evals_sample(record: dict[str, Any]) -> bool:
     ``input`` to a chat model as one system message, a chat without a user turn, which no workload is."""
     value = record.get("input")
     return isinstance(value, list) or (isinstance(value, str) and record.get("ideal") is not None)
+
+
+def is_nemotron_post_training(record: dict[str, Any]) -> bool:
+    """Whether ``record`` is a Llama-Nemotron post-training row: ``input`` a non-empty list of ``role`` / ``content``
+    messages and ``output`` a string, with no ``ideal`` (an openai/evals sample's reference); its ``output`` is the
+    recorded answer (:data:`~specscope.workload.census.NEMOTRON_POST_TRAINING_LABELS`)."""
+    chat = record.get("input")
+    return (
+        isinstance(chat, list)
+        and bool(chat)
+        and all(isinstance(m, dict) and "role" in m and "content" in m for m in chat)
+        and isinstance(record.get("output"), str)
+        and "ideal" not in record
+    )
+
+
+def is_mlperf_row(record: dict[str, Any]) -> bool:
+    """Whether ``record`` is an MLPerf inference row (:data:`~specscope.workload.census.MLPERF_FIELDS`, each a string,
+    no chat beside them): vLLM's ``MLPerfDataset`` sends the system prompt and question and sizes the output by the
+    reference ``output``."""
+    return all(isinstance(record.get(k), str) for k in MLPERF_FIELDS) and not any(
+        k in record for k in (*MESSAGES_FIELDS, *SHAREGPT_FIELDS, "turns")
+    )
 
 
 def _role_content_turns(turns: list[Any]) -> bool:
@@ -137,6 +163,8 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
         return ("aiperf.hub.mt_bench",)  # a hub dataset's export (census_hub), named by its loader
     if is_evals_sample(record):
         return ()  # an OpenAI evals sample (`input` in chat format, or a string with `ideal`): specscope's own table
+    if is_mlperf_row(record):
+        return ("vllm.mlperf",)
     first = first_text_field(guidellm_columns(dict(record))[0])
     if "texts" in keys or first == "text":
         aiperf = ("aiperf.single_turn", "aiperf.random_pool")
@@ -170,6 +198,8 @@ def fields_layouts(shape: Shape, layouts: tuple[str, ...], record: dict[str, Any
         return ("specscope.arena_hard",)
     if any(isinstance(record.get(k), list) for k in SHAREGPT_FIELDS):
         return ("specscope.sharegpt",)  # ROLE_CONTENT_ARRAY_LAYOUT
+    if is_nemotron_post_training(record):
+        return ("specscope.nemotron_post_training",)
     if is_evals_sample(record):
         return ("specscope.openai_evals",)
     if first_text_field(guidellm_columns(dict(record))[0]) == "instruction":

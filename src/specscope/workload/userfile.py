@@ -95,7 +95,14 @@ from specscope.workload.census import (
     UNPROMPTED_DATASET_ROWS,
 )
 from specscope.workload.census_hub import PROBLEM_REFUSAL, is_mt_bench_prompts
-from specscope.workload.layout_of import Shape, fields_layouts, layout_keys, own_layout
+from specscope.workload.layout_of import (
+    Shape,
+    fields_layouts,
+    is_mlperf_row,
+    is_nemotron_post_training,
+    layout_keys,
+    own_layout,
+)
 from specscope.workload.prompt import Prompt, file_lines, message_text
 from specscope.workload.userfile_fields import (
     MAX_TOKENS_CAP,
@@ -121,7 +128,12 @@ from specscope.workload.userfile_fields import (
     unsent_text_columns,
     unused_guidellm_columns,
 )
-from specscope.workload.userfile_instructions import instruction_meta, shared_instructions, unsent_choices
+from specscope.workload.userfile_instructions import (
+    instruction_meta,
+    shared_instructions,
+    unsent_choices,
+    unsent_passages,
+)
 from specscope.workload.userfile_sessions import (
     SESSION_KEY,
     TRAJECTORY_KEY,
@@ -421,6 +433,9 @@ def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[...,
             choices = unsent_choices(rec) if isinstance(rec, dict) else ()
             if choices:
                 prompt.meta["unsent_choice_fields"] = choices  # MMLU-Pro's options: bench names them with the jq
+            if passages := unsent_passages(rec) if isinstance(rec, dict) else ():
+                prompt.meta["unsent_passage_fields"] = passages  # DROP's, BoolQ's passage: named with the jq
+                choices += passages
             if uses and (
                 unread := tuple(k for k in unread_fields(rec, uses) if k not in choices)
             ):  # none: specscope's own build of the record
@@ -608,10 +623,13 @@ def _alpaca_history(where: str, raw: object) -> list[dict[str, str]]:
 
 def _recorded_answer(where: str, record: dict[str, Any]) -> str | None:
     """The text of the assistant turn that ends the record's chat (ShareGPT's recorded answer, whose token count vLLM,
-    SGLang and AIPerf take as the output length), else None (also for a row whose messages are sent as recorded);
-    specscope does not send it."""
+    SGLang and AIPerf take as the output length), or the ``output`` of an MLPerf row (vLLM's ``MLPerfDataset``) or
+    of a Llama-Nemotron post-training row, else None (also for a row whose messages are sent as recorded); specscope
+    does not send it."""
     if sent_verbatim(record):
         return None
+    if is_mlperf_row(record) or is_nemotron_post_training(record):
+        return str(record["output"])  # vLLM's MLPerfDataset; a Nemotron post-training row: the answer's token count
     for fields, keys in ((MESSAGES_FIELDS, ("role", "content", _CHAT_ROLES)), (SHAREGPT_FIELDS, None)):
         for key in fields:
             raw = record.get(key)

@@ -84,6 +84,7 @@ __all__ = [
     "texts_of",
     "timing_fields",
     "unsent_fields",
+    "is_csv",
     "tools_of",
     "unread_length_fields",
     "unused_guidellm_columns",
@@ -223,6 +224,13 @@ def guidellm_columns(record: dict[str, Any]) -> tuple[dict[str, Any], tuple[str,
             del out[field]
     ordered = dict(sorted(out.items(), key=lambda kv: place.get(kv[0], len(record))))
     return ordered, tuple(dict.fromkeys(zeros))
+
+
+def is_csv(name: str) -> bool:
+    """A ``.csv`` or ``.tsv`` file (gzip-compressed or not), read by its header (a ``.tsv`` was read as text lines:
+    its header and label column were sent as prompts; fresh-user check, 2026-12-05)."""
+    low = name.lower().removesuffix(".gz")
+    return low.endswith((".csv", ".tsv"))
 
 
 def first_text_field(record: dict[str, Any]) -> str | None:

@@ -12,7 +12,9 @@ mapper sends the first text column, ``instruction``, alone.
 
 A ``question`` row's multiple-choice ``options`` (TIGER-Lab/MMLU-Pro) or ``choices`` (cais/mmlu) are not sent, as
 GuideLLM's mapper (the one peer reader of the row) sends the question alone; ``bench`` names them with the jq that
-joins them into the question (:data:`CHOICES_NOTE`).
+joins them into the question (:data:`CHOICES_NOTE`). A ``question`` row's ``passage`` (ucinlp/drop, google/boolq: the
+text the question is about) is not sent either: no peer reader has a column for it; ``bench`` names it with the jq
+that prepends it (:data:`~specscope.workload.census.PASSAGE_NOTE`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from specscope.workload.census import PASSAGE_FIELDS
 from specscope.workload.prompt import Prompt
+from specscope.workload.userfile_fields import first_text_field
 
 __all__ = [
     "CHOICES_NOTE",
@@ -29,6 +33,7 @@ __all__ = [
     "instruction_meta",
     "shared_instructions",
     "unsent_choices",
+    "unsent_passages",
 ]
 
 #: the ``meta`` key of a row's Alpaca parts, ``(instruction, input)``, while a file is read
@@ -104,3 +109,11 @@ def _arc_choices(value: object) -> bool:
         return False
     text, label = value.get("text"), value.get("label")
     return _strings(text) and _strings(label) and isinstance(text, list) and len(text) == len(label or ())
+
+
+def unsent_passages(record: dict[str, Any]) -> tuple[str, ...]:
+    """The passage fields (:data:`~specscope.workload.census.PASSAGE_FIELDS`, a non-empty string) of a row whose
+    sent column is ``question``: not sent, named by ``bench`` with the jq that prepends them."""
+    if first_text_field(record) != "question":
+        return ()
+    return tuple(k for k in PASSAGE_FIELDS if isinstance(record.get(k), str) and record[k].strip())

@@ -23,8 +23,9 @@ from specscope.workload.census import (
     SHAREGPT_TOOL_REFUSAL,
     SHAREGPT_TOOL_TAGS,
     SQUAD_REFUSAL,
+    TABLE_TO_JSON_LINES,
 )
-from specscope.workload.userfile_fields import bad_row, first_text_field
+from specscope.workload.userfile_fields import bad_row, first_text_field, is_csv
 
 __all__ = ["refuse_public_shape"]
 
@@ -46,9 +47,10 @@ def refuse_public_shape(where: str, record: object) -> None:
             raise bad_row(where, what, "OpenAI `messages` of `role` / `content`", fix)
     if (field := _hh_transcript_field(record)) is not None:
         what, fix = (part.replace("FIELD", field) for part in HH_TRANSCRIPT_REFUSAL)
-        raise bad_row(where, what, "a prompt or messages per row", fix)
+        raise bad_row(where, what, "a prompt or messages per row", fix + _table_note(where))
     if _guanaco_transcript(record):
-        raise bad_row(where, GUANACO_REFUSAL[0], "a prompt or messages per row", GUANACO_REFUSAL[1])
+        fix = GUANACO_REFUSAL[1] + _table_note(where)
+        raise bad_row(where, GUANACO_REFUSAL[0], "a prompt or messages per row", fix)
     articles = record.get("data")
     if isinstance(articles, list) and any(isinstance(a, dict) and "paragraphs" in a for a in articles):
         raise bad_row(where, SQUAD_REFUSAL[0], "a prompt or messages per row", SQUAD_REFUSAL[1])
@@ -59,6 +61,16 @@ def refuse_public_shape(where: str, record: object) -> None:
     if (tag := _sharegpt_tool_tag(record)) is not None:
         what = SHAREGPT_TOOL_REFUSAL[0].format(tag=tag)
         raise bad_row(where, what, "text turns (human, gpt, system)", SHAREGPT_TOOL_REFUSAL[1])
+
+
+def _table_note(where: str) -> str:
+    """:data:`TABLE_TO_JSON_LINES` for a row of a CSV / TSV file (``where`` is ``PATH:LINE``), else ``""``: a jq
+    fix reads JSON only."""
+    path = where.rsplit(":", 1)[0]
+    if not is_csv(path):
+        return ""
+    tab = path.lower().removesuffix(".gz").endswith(".tsv")
+    return TABLE_TO_JSON_LINES.replace("DELIM", "\\t" if tab else ",")
 
 
 def _gemini_contents(record: dict[str, Any]) -> bool:

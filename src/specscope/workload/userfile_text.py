@@ -41,6 +41,7 @@ from specscope.workload.userfile_fields import (
     GUIDELLM_COLUMN,
     bad_row,
     guidellm_name,
+    is_csv,
     key_twice,
     refuse_foreign_layout,
 )
@@ -442,13 +443,6 @@ def _csv_value(key: str, value: str) -> object:
     return value
 
 
-def is_csv(name: str) -> bool:
-    """A ``.csv`` or ``.tsv`` file (gzip-compressed or not), read by its header (a ``.tsv`` was read as text lines:
-    its header and label column were sent as prompts; fresh-user check, 2026-12-05)."""
-    low = name.lower().removesuffix(".gz")
-    return low.endswith((".csv", ".tsv"))
-
-
 def is_text_lines(name: str) -> bool:
     """A ``.txt`` or ``.text`` file (gzip-compressed or not): one prompt per line, never parsed as JSON (GuideLLM's
     ``TextFileDatasetDeserializer`` takes these suffixes; vLLM's ``sonnet.txt`` is one)."""
@@ -521,9 +515,10 @@ def _refuse_data_header(path_text: str, names: list[str]) -> None:
 def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
     """``(line number where the row starts, record)`` per data row of a CSV file with a header (GuideLLM's CSV
     deserializer reads the header as column names; so does this: a header is never a prompt). Empty cells are absent
-    fields. A blank line (or one of spaces) is no row and is skipped, as pandas' ``read_csv`` (GuideLLM reads CSV
-    through the ``datasets`` CSV builder, which calls it) skips it with ``skip_blank_lines`` and as a blank line of
-    JSON Lines is skipped; the rows after it keep their own line numbers.
+    fields; an empty header cell is the column ``unnamed column N`` (N its place, from 1). A blank line (or one of
+    spaces) is no row and is skipped, as pandas' ``read_csv`` (GuideLLM reads CSV through the ``datasets`` CSV
+    builder, which calls it) skips it with ``skip_blank_lines`` and as a blank line of JSON Lines is skipped; the
+    rows after it keep their own line numbers.
 
     Raises:
         ConfigError: no header, a header that names a column twice (its last cell was sent, the first dropped), a
@@ -555,6 +550,8 @@ def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
                           "a CSV with a text column (prompt, question, text, ...)",
                           "pass the file with --trace FILE")  # fmt: skip
     _refuse_data_header(path_text, names)
+    # an empty header cell (pandas' ``to_csv`` writes its index so) is named by its place, never shown as ``(, A)``
+    names = [n or f"unnamed column {i}" for i, n in enumerate(names, 1)]
     raw = io.StringIO(text, newline="").readlines()  # the lines the reader counts (reader.line_num)
     prompts = [i for i, n in enumerate(names) if _prompt_column(n)]
     out: list[tuple[int, dict[str, Any]]] = []
