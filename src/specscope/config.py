@@ -60,7 +60,12 @@ def check_not_control(name: str, flag: str) -> str:
         found=name,
         expected=f"a name not ending in {AA_SUFFIX} or {SENTINEL_SUFFIX}: NAME{AA_SUFFIX} is the A/A control of the "
         f"baseline NAME (--aa) and NAME{SENTINEL_SUFFIX} its sentinel cells, judged as noise, never as a config",
-        fix=f"rename it, e.g. {flag} {stem}2",
+        fix=f"rename it, e.g. {flag} {stem}2"
+        + (
+            f" (the A/A control itself is bench's --aa: it adds {name} on {stem}'s server)"
+            if name.endswith(AA_SUFFIX)
+            else ""
+        ),
     )
 
 

@@ -40,5 +40,8 @@ def test_import_refuses_a_control_name_and_writes_nothing(tmp_path, capsys, monk
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
     line = one_error(err)
     assert code == 2 and "the config name 'base-again' of --config is the name of a control" in line, line
-    assert "fix: rename it, e.g. --config base2" in line
+    assert line.endswith(
+        "fix: rename it, e.g. --config base2 (the A/A control itself is bench's --aa: it adds base-again on base's "
+        "server)"
+    )
     assert not out.exists()

@@ -31,6 +31,9 @@ from specscope.launch.recipes import Recipe, docker_argv, vllm_argv
 from specscope.seam import ManagedProcess, free_port, http_probe, log_tail
 from specscope.seam.answers import ModelsAnswer, read_answer
 
+#: how long a launched recipe server may take to answer /health, seconds (a large model's load and compile)
+RECIPE_START_TIMEOUT_S = 900.0
+
 __all__ = ["VllmServer", "free_port", "log_tail"]
 
 
@@ -64,7 +67,7 @@ class VllmServer:
         port: int | None = None,
         *,
         docker: bool = False,
-        start_timeout_s: float = 900.0,
+        start_timeout_s: float = RECIPE_START_TIMEOUT_S,
         stop_timeout_s: float = 30.0,
         warmup_requests: int = 1,
         env: dict[str, str] | None = None,

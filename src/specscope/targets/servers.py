@@ -17,7 +17,7 @@ import httpx
 
 from specscope.engine import EmbeddedServer, get_config, named_configs
 from specscope.errors import MetricsUnavailable, ServerError, ServerUnreachable
-from specscope.launch.process import VllmServer
+from specscope.launch.process import RECIPE_START_TIMEOUT_S, VllmServer
 from specscope.launch.recipes import load_recipes
 from specscope.readfile import SCRAPE_MAX_BYTES
 from specscope.seam import ServerTarget
@@ -335,12 +335,8 @@ def launched_target(
     """Launch vLLM from recipe ``recipe_name``, wait for health (at most ``start_timeout_s`` seconds; None:
     :class:`VllmServer`'s default); stop it (SIGTERM, then SIGKILL) on exit."""
     recipe = load_recipes(recipes).get(recipe_name)
-    server = (
-        VllmServer(recipe, log_path)
-        if start_timeout_s is None
-        else VllmServer(recipe, log_path, start_timeout_s=start_timeout_s)
-    )
-    with server:
+    limit_s = RECIPE_START_TIMEOUT_S if start_timeout_s is None else start_timeout_s
+    with VllmServer(recipe, log_path, start_timeout_s=limit_s) as server:
         yield LaunchedTarget(recipe_name, server)
 
 
