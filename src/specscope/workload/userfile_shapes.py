@@ -96,7 +96,9 @@ def _bedrock_conversation(record: dict[str, Any]) -> bool:
 def _cohere_roles(record: dict[str, Any]) -> bool:
     """True for ``messages`` with Cohere's chat roles (:data:`COHERE_ROLES`)."""
     turns = record.get("messages")
-    return isinstance(turns, list) and any(isinstance(t, dict) and t.get("role") in COHERE_ROLES for t in turns)
+    return isinstance(turns, list) and any(
+        isinstance(t, dict) and isinstance(t.get("role"), str) and t["role"] in COHERE_ROLES for t in turns
+    )
 
 
 def _hh_transcript_field(record: dict[str, Any]) -> str | None:
@@ -140,6 +142,6 @@ def _sharegpt_tool_tag(record: dict[str, Any]) -> str | None:
         turns = record.get(field)
         if isinstance(turns, list):
             for turn in turns:
-                if isinstance(turn, dict) and turn.get("from") in SHAREGPT_TOOL_TAGS:
+                if isinstance(turn, dict) and isinstance(turn.get("from"), str) and turn["from"] in SHAREGPT_TOOL_TAGS:
                     return str(turn["from"])
     return None
