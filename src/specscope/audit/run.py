@@ -151,30 +151,19 @@ def _unmatched_draft_model(ck: Checkpoint, layout: DraftLayout) -> Finding | Non
             examples=examples,
             details=details,
         )
+    # the two outcomes below name the same things: the draft's architecture, its tensors and the nearest family
+    seen: dict[str, Any] = {
+        "file": "config.json",
+        "arch": arch,
+        "n": len(names),
+        "examples": ", ".join(names[:3]),
+        "details": {"architecture": arch, "nearest": layout.family.key, "tensors": len(names)},
+    }
     if names and not in_family_layout(layout.family, names):  # a causal LM of its own layout (Falcon-H1, Nemotron-H)
-        details = {"architecture": arch, "nearest": layout.family.key, "tensors": len(names)}
-        marks = ", ".join(layout.family.layout_marks)
-        return finding(
-            "DRAFT_FORMAT_UNKNOWN/own-layout",
-            file="config.json",
-            arch=arch,
-            n=len(names),
-            examples=", ".join(names[:3]),
-            marks=marks,
-            details=details,
-        )
+        return finding("DRAFT_FORMAT_UNKNOWN/own-layout", marks=", ".join(layout.family.layout_marks), **seen)
     if not names or any(n in names for n in layout.required):
         return None
-    return finding(
-        "DRAFT_FORMAT_UNKNOWN/unmatched",
-        file="config.json",
-        arch=arch,
-        n=len(names),
-        examples=", ".join(names[:3]),
-        nearest=layout.family.title,
-        needed=len(layout.required),
-        details={"architecture": arch, "nearest": layout.family.key, "tensors": len(names)},
-    )
+    return finding("DRAFT_FORMAT_UNKNOWN/unmatched", nearest=layout.family.title, needed=len(layout.required), **seen)
 
 
 def _shared_facts(ck: Checkpoint, layout: DraftLayout) -> dict[str, str]:
