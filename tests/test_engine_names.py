@@ -100,8 +100,9 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "audit/rules_quant.py": (2, 0, AUDIT),
     "audit/rules_heads.py": (2, 0, AUDIT),  # the Medusa fixes name the loader that skips the old names / counts 5 heads
     # +1: the finding code LLAMACPP_GGUF_UNLOADABLE (a GGUF whose vocabulary the engine cannot load); +1: the finding
-    # code LLAMACPP_PRE_TOKENIZER_UNKNOWN (a BPE pre-tokenizer name the engine's vocabulary loader does not know)
-    "audit/rules_llamacpp.py": (7, 0, AUDIT),
+    # code LLAMACPP_PRE_TOKENIZER_UNKNOWN (a BPE pre-tokenizer name the engine's vocabulary loader does not know);
+    # +1: the finding code LLAMACPP_DRAFT_TYPE_AUTO (a DFlash / DSpark / MTP draft the pair rule does not judge)
+    "audit/rules_llamacpp.py": (8, 0, AUDIT),
     "audit/rules_vocab.py": (1, 0, AUDIT),
     "checkpoint/source.py": (2, 0, AUDIT),
     "checkpoint/gguf_file.py": (1, 0, AUDIT),

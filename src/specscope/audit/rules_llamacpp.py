@@ -13,6 +13,9 @@ not state it. The rule, in llama.cpp's order (the first failure refuses the draf
 4. the token counts differ by at most ``SPEC_VOCAB_MAX_SIZE_DIFFERENCE`` = 128;
 5. every token text from ``SPEC_VOCAB_CHECK_START_TOKEN_ID`` = 5 to the smaller count is equal.
 
+Only ``draft-simple`` runs the rule; a draft llama-server loads as ``draft-dflash`` / ``draft-dspark`` / ``draft-mtp``
+with no ``--spec-type`` (:func:`auto_spec_type`) is not judged by it.
+
 ``add_bos`` / ``add_eos`` default by vocabulary type (SPM and WPM add BOS; UGM adds EOS; BPE adds BOS only for the
 Llama-3 pre-tokenizers, tekken and chameleon), then ``tokenizer.ggml.add_bos_token`` / ``add_eos_token`` override;
 last, the Gemma-4 pre-tokenizers (``gemma4``, ``granite-embed-multi-311m``, and every ``tokenizer.ggml.model``
@@ -40,6 +43,8 @@ __all__ = [
     "KNOWN_BPE_PRE",
     "are_compatible",
     "compares",
+    "auto_spec_type",
+    "auto_type",
     "SPEC_VOCAB_MAX_SIZE_DIFFERENCE",
 ]
 
@@ -264,16 +269,47 @@ def unknown_architecture(*sides: tuple[str, GgufFile]) -> list[Finding]:
     return out
 
 
+def auto_spec_type(draft: GgufFile) -> str | None:
+    """The speculative type llama-server picks for ``draft`` given with no ``--spec-type``, or None when it picks
+    none (a plain draft model needs ``--spec-type draft-simple``).
+
+    Source: ``common_speculative_types_from_gguf`` (common/speculative.cpp @001d906a; the symbol is in the embedded
+    engine's binary), called from common/arg.cpp while the types are the default: ``general.architecture``
+    ``dflash`` is ``draft-dflash``, or ``draft-dspark`` when the file stores ``markov_w1.weight``; any other
+    architecture is ``draft-mtp`` when ``blk.{block_count-1}.nextn.eh_proj.weight`` is stored (no block count, or 0:
+    none). Only ``draft-simple`` calls ``common_speculative_are_compatible``."""
+    names = {t.name for t in draft.tensors}
+    if draft.metadata.get("general.architecture") == "dflash":
+        return "draft-dspark" if "markov_w1.weight" in names else "draft-dflash"
+    n = draft.arch_int("block_count")
+    return "draft-mtp" if n and f"blk.{n - 1}.nextn.eh_proj.weight" in names else None
+
+
+def auto_type(draft: GgufFile) -> list[Finding]:
+    """``LLAMACPP_DRAFT_TYPE_AUTO`` (INFO) when llama-server loads ``draft`` as a type other than draft-simple
+    (:func:`auto_spec_type`): the pair rule :func:`are_compatible` is not run for it."""
+    spec = auto_spec_type(draft)
+    if spec is None:
+        return []
+    arch = draft.metadata.get("general.architecture")
+    details = {"spec_type": spec, "architecture": arch}
+    return [finding("LLAMACPP_DRAFT_TYPE_AUTO", file="draft", spec_type=spec, arch=arch, details=details)]
+
+
 def compares(target: GgufFile, draft: GgufFile) -> bool:
-    """True when both sides carry what ``common_speculative_are_compatible`` compares (``tokenizer.ggml.model`` and
-    a token list): only then is an empty :func:`are_compatible` llama.cpp accepting the pair."""
+    """True when llama.cpp runs ``common_speculative_are_compatible`` on the pair (a draft-simple draft:
+    :func:`auto_spec_type` None) and both sides carry what it compares (``tokenizer.ggml.model`` and a token list):
+    only then is an empty :func:`are_compatible` llama.cpp accepting the pair."""
+    if auto_spec_type(draft) is not None:
+        return False
     return all(isinstance(g.metadata.get("tokenizer.ggml.model"), str) and g.tokenizer for g in (target, draft))
 
 
 def are_compatible(target: GgufFile, draft: GgufFile) -> list[Finding]:
     """The first rule of ``common_speculative_are_compatible`` that ``draft`` fails against ``target`` (one ERROR,
-    worded as llama.cpp logs it), or ``[]`` when llama.cpp accepts the pair. A side whose vocabulary the engine cannot
-    load at all (:func:`load_failure`) is ``LLAMACPP_GGUF_UNLOADABLE`` instead: the pair rule never runs."""
+    worded as llama.cpp logs it), or ``[]`` when llama.cpp accepts the pair or does not judge it (a draft it loads as
+    another type than draft-simple, :func:`auto_spec_type`). A side whose vocabulary the engine cannot load at all
+    (:func:`load_failure`) is ``LLAMACPP_GGUF_UNLOADABLE`` instead: the pair rule never runs."""
     refused = unloadable(("target", target), ("draft", draft))
     if refused:
         return refused

@@ -1,0 +1,110 @@
+"""Which GGUF drafts llama.cpp's pair rule judges at all.
+
+``common_speculative_are_compatible`` (ggml-org/llama.cpp common/speculative.cpp @001d906a; its log lines are in
+the embedded engine's binary, xllamacpp 2026.10.11549) is called only by the ``draft-simple`` implementation. With no
+``--spec-type``, llama-server first asks ``common_speculative_types_from_gguf`` (same file; called from
+common/arg.cpp when ``spec_types_is_default``) what the draft file is: ``general.architecture`` ``dflash`` is
+``draft-dflash`` (``draft-dspark`` when it stores ``markov_w1.weight``), and a file whose last block
+``blk.{block_count-1}`` stores ``nextn.eh_proj.weight`` is ``draft-mtp``; neither implementation compares the two
+vocabularies. Any other draft needs ``--spec-type draft-simple``, which runs the pair rule.
+
+Pairs are two real GGUF files written with llama.cpp's ``gguf`` package (tests/audit/test_llamacpp_pairs.py's
+writer), judged through ``specscope audit TARGET.gguf --draft DRAFT.gguf -f json``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from specscope.cli import app
+
+from .test_llamacpp_pairs import HID, N, _gguf, _tokens
+
+gguf = pytest.importorskip("gguf")
+
+
+def _audit(target: Path, draft: Path) -> tuple[int, list[dict[str, object]]]:
+    out = CliRunner().invoke(app, ["audit", str(target), "--draft", str(draft), "-f", "json"])
+    return out.exit_code, json.loads(out.stdout)["findings"]
+
+
+def _draft(path: Path, *, arch: str, blocks: int, extra: tuple[str, ...], tokens: list[str]) -> Path:
+    """A draft GGUF of ``blocks`` blocks whose tokenizer is ``tokens`` (SPM, as the target's) plus tensors
+    ``extra`` (each [HID] float32)."""
+    w = gguf.GGUFWriter(path, arch)
+    w.add_block_count(blocks)
+    w.add_embedding_length(HID)
+    w.add_tokenizer_model("llama")
+    w.add_token_list(tokens)
+    w.add_token_types([2, 3, 3] + [1] * (len(tokens) - 3))
+    w.add_tensor("token_embd.weight", np.zeros((len(tokens), HID), dtype=np.float32))
+    for name in extra:
+        w.add_tensor(name, np.zeros((HID,), dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+# (draft architecture, blocks, tensors) -> the type llama.cpp picks for it with no --spec-type
+AUTO = [
+    ("dflash", 1, ("blk.0.attn_norm.weight",), "draft-dflash"),
+    ("dflash", 1, ("blk.0.attn_norm.weight", "markov_w1.weight"), "draft-dspark"),
+    ("qwen3", 2, ("blk.0.attn_norm.weight", "blk.1.nextn.eh_proj.weight"), "draft-mtp"),
+]
+
+
+@pytest.mark.parametrize(("arch", "blocks", "extra", "spec_type"), AUTO)
+def test_an_auto_detected_draft_is_not_judged_by_the_draft_simple_rule(
+    tmp_path: Path, arch: str, blocks: int, extra: tuple[str, ...], spec_type: str
+) -> None:
+    # before: a DFlash / DSpark / MTP draft 200 tokens longer than its target was LLAMACPP_DRAFT_INCOMPATIBLE/size
+    # (exit 1), although llama.cpp runs that rule only for draft-simple and loads this draft as spec_type
+    target = _gguf(tmp_path / "t.gguf")
+    draft = _draft(tmp_path / "d.gguf", arch=arch, blocks=blocks, extra=extra, tokens=_tokens(N + 200))
+    code, found = _audit(target, draft)
+    assert code == 0
+    assert [(f["code"], f["severity"]) for f in found] == [("LLAMACPP_DRAFT_TYPE_AUTO", "info")]
+    (f,) = found
+    assert f["details"] == {"spec_type": spec_type, "architecture": arch}
+    assert f"llama.cpp loads this draft as {spec_type}" in str(f["message"])
+    assert "common_speculative_types_from_gguf" in str(f["message"])
+
+
+def test_an_auto_detected_draft_keeps_the_generic_vocabulary_error(tmp_path: Path) -> None:
+    # the pair rule does not run, so it vouches for nothing: texts that differ stay the generic check's ERROR
+    # (a DFlash converter copies the target's tokenizer; another one means another target)
+    toks = _tokens()
+    toks[7] = "other"
+    draft = _draft(tmp_path / "d.gguf", arch="dflash", blocks=1, extra=("blk.0.attn_norm.weight",), tokens=toks)
+    code, found = _audit(_gguf(tmp_path / "t.gguf"), draft)
+    assert code == 1
+    assert {(f["code"], f["severity"]) for f in found} == {
+        ("DRAFT_TOKENIZER_DIFFERS", "error"),
+        ("LLAMACPP_DRAFT_TYPE_AUTO", "info"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("arch", "blocks", "extra"),
+    [
+        # the MTP head in a block that is not the last one: common_speculative_types_from_gguf looks only at
+        # blk.{block_count-1}
+        ("qwen3", 2, ("blk.0.nextn.eh_proj.weight", "blk.1.attn_norm.weight")),
+        # a Markov head outside general.architecture dflash: the DSpark test is made only for a dflash file
+        ("llama", 1, ("blk.0.attn_norm.weight", "markov_w1.weight")),
+    ],
+)
+def test_a_draft_llama_cpp_does_not_auto_detect_is_still_judged_by_the_rule(
+    tmp_path: Path, arch: str, blocks: int, extra: tuple[str, ...]
+) -> None:
+    draft = _draft(tmp_path / "d.gguf", arch=arch, blocks=blocks, extra=extra, tokens=_tokens(N + 200))
+    code, found = _audit(_gguf(tmp_path / "t.gguf"), draft)
+    assert code == 1
+    assert [(f["code"], f["details"]["rule"]) for f in found] == [("LLAMACPP_DRAFT_INCOMPATIBLE", "size")]
