@@ -106,6 +106,22 @@ def test_bos_id_differs_only_matters_when_bos_is_added(tmp_path: Path) -> None:
     assert _llama_findings(t2, d2) == []
 
 
+def test_special_ids_that_are_not_added_are_not_compared(tmp_path: Path) -> None:
+    # ggml-org/llama.cpp PR #22358 ("spec : fix vocab compat checks", 2026-04-25: "this makes the vocabs of Qwen3.6
+    # 27B and Qwen3.5 0.8B compatible"): the BOS / EOS ids are compared only when that token is added. Before it
+    # (stored common/speculative.cpp @6c8a0457) the four values were compared unconditionally, and a failing pair was
+    # drafted through text translation (--spec-replace), not refused. A Qwen-like pair: BPE, pre-tokenizer qwen2 (no
+    # BOS added), add_eos false, both ids differing: accepted at the embedded engine's release
+    target = _gguf(tmp_path / "t.gguf", model="gpt2", pre="qwen2", bos_token_id=7, eos_token_id=8)
+    draft = _gguf(tmp_path / "d.gguf", model="gpt2", pre="qwen2", bos_token_id=9, eos_token_id=10)
+    # (the generic check still names the differing ids: a warning, exit 0)
+    assert _cli(target, draft) == (0, {("DRAFT_SPECIAL_TOKENS_DIFFER", "warning")})
+    # the same ids with the target adding its EOS: refused, and by the EOS rule
+    t2 = _gguf(tmp_path / "t2.gguf", model="gpt2", pre="qwen2", bos_token_id=7, eos_token_id=8, add_eos_token=True)
+    (f,) = _llama_findings(t2, draft)
+    assert f.details == {"rule": "eos", "add": [True, False], "id": [8, 10]}
+
+
 def test_add_eos_differs_is_refused(tmp_path: Path) -> None:
     target = _gguf(tmp_path / "t.gguf")
     draft = _gguf(tmp_path / "d.gguf", add_eos_token=True)
