@@ -18,7 +18,7 @@ import mmap
 import struct
 from pathlib import Path
 
-__all__ = ["GgufBoundsError", "check_counts"]
+__all__ = ["GgufBoundsError", "check_counts", "tensor_types"]
 
 # GGUF value types (docs/gguf.md, ``gguf_type``) -> encoded size in bytes; 8 (string) and 9 (array) vary.
 _FIXED_BYTES = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
@@ -91,6 +91,20 @@ class _Walker:
             raise GgufBoundsError(f"{what} value type {vtype} is not a GGUF value type (0..12, arrays 8 deep)")
 
 
+def tensor_types(path: Path) -> list[tuple[str, int]]:
+    """Each tensor info's name (its first 80 characters) and ggml type id, in header order: the walk of
+    :func:`check_counts`, for naming a tensor whose type gguf-py does not know.
+
+    Raises:
+        GgufBoundsError, OSError: as :func:`check_counts`.
+    """
+    with open(path, "rb") as fh:
+        if fh.seek(0, 2) < 8:
+            return []
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return _walk(data)
+
+
 def check_counts(path: Path) -> None:
     """Walk the header of the GGUF file ``path`` with every count bounded by the bytes left.
 
@@ -107,11 +121,11 @@ def check_counts(path: Path) -> None:
             _walk(data)
 
 
-def _walk(data: mmap.mmap) -> None:
+def _walk(data: mmap.mmap) -> list[tuple[str, int]]:
     (version,) = struct.unpack_from("<I", data, 4)
     order = ">" if version & 0xFFFF == 0 and version else "<"
     if data[:4] != b"GGUF" or struct.unpack_from(order + "I", data, 4)[0] not in (2, 3):
-        return  # not GGUF v2/v3: gguf-py refuses it by name
+        return []  # not GGUF v2/v3: gguf-py refuses it by name
     w = _Walker(data, order)
     w.offs = 8
     tensor_count = w.count("Q", "tensor_count", _MIN_TENSOR_BYTES)
@@ -119,7 +133,12 @@ def _walk(data: mmap.mmap) -> None:
     for i in range(kv_count):
         key = f"key {w.string(f'key {i}')!r}"
         w.value(w.number("I", f"{key} value type"), key)
+    types = []
     for i in range(tensor_count):
-        name = f"tensor {w.string(f'tensor {i} name')!r}"
+        raw = w.string(f"tensor {i} name")
+        name = f"tensor {raw!r}"
         n_dims = w.count("I", f"{name} n_dims", 8)
-        w.skip(8 * n_dims + 4 + 8, f"{name} info")
+        w.skip(8 * n_dims, f"{name} info")
+        types.append((raw, w.number("I", f"{name} info")))
+        w.skip(8, f"{name} info")
+    return types

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from specscope.checkpoint.gguf_bounds import GgufBoundsError, check_counts
+from specscope.checkpoint.gguf_bounds import GgufBoundsError, check_counts, tensor_types
 from specscope.checkpoint.tokenizer import TokenizerView, from_gguf_fields
 from specscope.errors import CheckpointError
 
@@ -114,6 +114,42 @@ def _read_failure(p: Path, exc: BaseException) -> str:
     if "version" in text:
         return f"unsupported GGUF version ({text})"
     return f"{type(exc).__name__}: {text} ({size})"
+
+
+#: ggml type ids ggml has removed (ggml/include/ggml.h: "support has been removed"; the embedded engine's ggml.c
+#: names 31-33 and 36-38 "TYPE_... REMOVED, use ... with runtime repacking"): block size 0, which gguf.cpp refuses
+_REMOVED_TYPES = {
+    4: "Q4_2, removed",
+    5: "Q4_3, removed",
+    31: "Q4_0_4_4, removed: use Q4_0, repacked at runtime",
+    32: "Q4_0_4_8, removed: use Q4_0, repacked at runtime",
+    33: "Q4_0_8_8, removed: use Q4_0, repacked at runtime",
+    36: "IQ4_NL_4_4, removed: use IQ4_NL, repacked at runtime",
+    37: "IQ4_NL_4_8, removed: use IQ4_NL, repacked at runtime",
+    38: "IQ4_NL_8_8, removed: use IQ4_NL, repacked at runtime",
+}
+
+
+def _type_failure(p: Path, known: dict[int, str]) -> CheckpointError | None:
+    """The refusal of a GGUF whose tensor has a ggml type id outside ``known`` (gguf-py's GGMLQuantizationType:
+    id -> name), naming the first such tensor; None when every type is known. llama.cpp's ggml/src/gguf.cpp refuses the
+    same file: "tensor '%s' has invalid ggml type %d" past GGML_TYPE_COUNT, "not a multiple of block size (0)" for
+    a removed type."""
+    try:
+        bad = next(((n, t) for n, t in tensor_types(p) if t not in known), None)
+    except (GgufBoundsError, OSError):
+        return None
+    if bad is None:
+        return None
+    name, tid = bad
+    return CheckpointError(
+        "llama.cpp cannot load a tensor type of this GGUF",
+        found=f"{p}: tensor '{name}': ggml type {tid} ({_REMOVED_TYPES.get(tid, 'a type id gguf-py does not know')})",
+        expected="a ggml type gguf-py knows (a newer llama.cpp may add ids): "
+        + ", ".join(f"{t} ({i})" for i, t in sorted(known.items())),
+        fix="re-quantize the model from its original weights with a current llama-quantize (or download a file "
+        "quantized with one)",
+    )
 
 
 #: the GGUF loader's ``llama_split_path``: ``PREFIX-%05d-of-%05d.gguf``, the shard number counted from 1
@@ -213,6 +249,11 @@ def read_gguf_file(path: str | os.PathLike[str]) -> GgufFile:
             for t in reader.tensors
         )
     except (ValueError, KeyError, IndexError, OSError, TypeError, EOFError, OverflowError, struct.error) as exc:
+        bad_type = (
+            _type_failure(p, {t.value: t.name for t in gguf.GGMLQuantizationType}) if "GGMLQuant" in str(exc) else None
+        )
+        if bad_type is not None:
+            raise bad_type from None
         raise CheckpointError(
             "not a readable GGUF file",
             found=f"{p}: {_read_failure(p, exc)}",
