@@ -108,3 +108,45 @@ def test_a_draft_llama_cpp_does_not_auto_detect_is_still_judged_by_the_rule(
     code, found = _audit(_gguf(tmp_path / "t.gguf"), draft)
     assert code == 1
     assert [(f["code"], f["details"]["rule"]) for f in found] == [("LLAMACPP_DRAFT_INCOMPATIBLE", "size")]
+
+
+def _split_mtp(tmp_path: Path, *, head_first: bool) -> Path:
+    """A split MTP draft (gguf-py split_max_tensors=2: NAME-00001-of-00002.gguf ...) of 2 blocks, 200 tokens longer
+    than the target, whose head blk.1.nextn.eh_proj.weight is in the first shard or in the second."""
+    toks = _tokens(N + 200)
+    w = gguf.GGUFWriter(tmp_path / "d.gguf", "qwen3", split_max_tensors=2)
+    w.add_block_count(2)
+    w.add_embedding_length(HID)
+    w.add_tokenizer_model("llama")
+    w.add_token_list(toks)
+    w.add_token_types([2, 3, 3] + [1] * (len(toks) - 3))
+    tensors = {
+        "blk.1.nextn.eh_proj.weight": np.zeros((HID,), dtype=np.float32),
+        "blk.0.attn_norm.weight": np.zeros((HID,), dtype=np.float32),
+        "token_embd.weight": np.zeros((len(toks), HID), dtype=np.float32),
+    }
+    for name in list(tensors) if head_first else list(tensors)[::-1]:  # two tensors to a shard
+        w.add_tensor(name, tensors[name])
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return tmp_path / "d-00001-of-00002.gguf"
+
+
+@pytest.mark.parametrize("head_first", [True, False])
+def test_a_split_draft_is_typed_from_its_first_shard_alone(tmp_path: Path, head_first: bool) -> None:
+    # common/arg.cpp: "reads only the first split - sharded drafts need an explicit --spec-type": an MTP head stored
+    # in a later shard is not seen, the draft is draft-simple and the pair rule refuses it
+    target = _gguf(tmp_path / "t.gguf")
+    code, found = _audit(target, _split_mtp(tmp_path, head_first=head_first))
+    if head_first:
+        assert (code, [(f["code"], f["details"]) for f in found]) == (
+            0,
+            [("LLAMACPP_DRAFT_TYPE_AUTO", {"spec_type": "draft-mtp", "architecture": "qwen3"})],
+        )
+    else:
+        assert (code, [(f["code"], f["details"].get("rule")) for f in found]) == (
+            1,
+            [("LLAMACPP_DRAFT_INCOMPATIBLE", "size")],
+        )

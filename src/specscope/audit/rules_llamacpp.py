@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from specscope.audit.archdoc import known_architectures
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
-from specscope.checkpoint.gguf_file import GgufFile
+from specscope.checkpoint.gguf_file import GgufFile, read_gguf_file
 
 __all__ = [
     "LlamaVocab",
@@ -277,8 +277,11 @@ def auto_spec_type(draft: GgufFile) -> str | None:
     engine's binary), called from common/arg.cpp while the types are the default: ``general.architecture``
     ``dflash`` is ``draft-dflash``, or ``draft-dspark`` when the file stores ``markov_w1.weight``; any other
     architecture is ``draft-mtp`` when ``blk.{block_count-1}.nextn.eh_proj.weight`` is stored (no block count, or 0:
-    none). Only ``draft-simple`` calls ``common_speculative_are_compatible``."""
-    names = {t.name for t in draft.tensors}
+    none). Only ``draft-simple`` calls ``common_speculative_are_compatible``. A split draft is typed from its first
+    shard alone ("reads only the first split - sharded drafts need an explicit --spec-type", common/arg.cpp)."""
+    split = draft.metadata.get("split.count")
+    first = read_gguf_file(draft.path) if isinstance(split, int) and split > 1 else draft
+    names = {t.name for t in first.tensors}
     if draft.metadata.get("general.architecture") == "dflash":
         return "draft-dspark" if "markov_w1.weight" in names else "draft-dflash"
     n = draft.arch_int("block_count")
