@@ -94,7 +94,7 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "workload/userfile.py": (2, 0, CENSUS),  # the --drop-bad-rows fix names the readers that skip such rows (the
     # GuideLLM column check no longer names vllm.custom: census FIELD_USE declares every layout's fields, issue 36)
     "bench/workload_rows.py": (1, 0, PROSE),
-    "audit/gguf_audit.py": (4, 0, AUDIT),
+    "audit/gguf_audit.py": (5, 0, AUDIT),  # +1: imports rules_llamacpp_types (gguf61)
     "audit/rules_shapes.py": (3, 0, AUDIT),
     "audit/census.py": (2, 0, AUDIT),
     "audit/rules_quant.py": (2, 0, AUDIT),
@@ -103,9 +103,12 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     # code LLAMACPP_PRE_TOKENIZER_UNKNOWN (a BPE pre-tokenizer name the engine's vocabulary loader does not know);
     # +1: the finding code LLAMACPP_DRAFT_TYPE_AUTO (a DFlash / DSpark / MTP draft the pair rule does not judge)
     "audit/rules_llamacpp.py": (8, 0, AUDIT),
+    # the llama.cpp speculative type of a GGUF draft and the draft-eagle3 layer rule (gguf61): finding codes and the
+    # type names, as rules_llamacpp.py names its rule
+    "audit/rules_llamacpp_types.py": (5, 0, AUDIT),
     "audit/rules_vocab.py": (1, 0, AUDIT),
     "checkpoint/source.py": (2, 0, AUDIT),
-    "checkpoint/gguf_file.py": (1, 0, AUDIT),
+    "checkpoint/gguf_file.py": (3, 0, AUDIT),  # +2: a ggml tensor type llama.cpp's gguf reader refuses (gguf61)
     "checkpoint/tokenizer.py": (1, 0, AUDIT),
 }
 

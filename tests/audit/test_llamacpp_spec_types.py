@@ -150,3 +150,55 @@ def test_a_split_draft_is_typed_from_its_first_shard_alone(tmp_path: Path, head_
             1,
             [("LLAMACPP_DRAFT_INCOMPATIBLE", "size")],
         )
+
+
+def _eagle3(path: Path, layers: list[int] | None, tokens: list[str]) -> Path:
+    """An EAGLE-3 draft GGUF (general.architecture eagle3) whose eagle3.target_layers is ``layers`` (None: absent;
+    the key as the embedded engine's loader spells it: LLM_KV "%s.target_layers" in its binary)."""
+    w = gguf.GGUFWriter(path, "eagle3")
+    w.add_block_count(1)
+    w.add_embedding_length(HID)
+    if layers is not None:
+        w.add_array("eagle3.target_layers", layers)
+    w.add_uint32("eagle3.target_hidden_size", HID)
+    w.add_tokenizer_model("llama")
+    w.add_token_list(tokens)
+    w.add_token_types([2, 3, 3] + [1] * (len(tokens) - 3))
+    w.add_tensor("token_embd.weight", np.zeros((len(tokens), HID), dtype=np.float32))
+    w.add_tensor("blk.0.attn_norm.weight", np.zeros((HID,), dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+@pytest.mark.parametrize(
+    ("layers", "expected"),
+    [
+        # the target has 1 block (n_layer 1): ids < 1 tap a layer's input, id == 1 the final hidden state
+        ([0, 0, 1], []),
+        # draft-eagle3's constructor: GGML_ABORT("EAGLE3: target layer id %d exceeds target n_layer %d")
+        ([0, 1, 2], [("LLAMACPP_EAGLE3_LAYERS", "error", "range")]),
+        # llama_model_eagle3::load_arch_hparams: "EAGLE3 requires exactly 3 entries in 'extract_layers'"
+        ([0, 1], [("LLAMACPP_EAGLE3_LAYERS", "error", "count")]),
+        # the same: "EAGLE3 model requires 'extract_layers' in GGUF metadata"
+        (None, [("LLAMACPP_EAGLE3_LAYERS", "error", "missing")]),
+    ],
+)
+def test_an_eagle3_draft_is_judged_by_draft_eagle3_not_by_the_pair_rule(
+    tmp_path: Path, layers: list[int] | None, expected: list[tuple[str, str, str]]
+) -> None:
+    # before: an EAGLE-3 GGUF draft was judged by the draft-simple pair rule (200 tokens longer:
+    # LLAMACPP_DRAFT_INCOMPATIBLE/size, exit 1) and its target layers were never read. llama.cpp runs it only with
+    # --spec-type draft-eagle3 (not inferred from the file at @001d906a), which does not call
+    # common_speculative_are_compatible but reads the draft's three target layer ids
+    target = _gguf(tmp_path / "t.gguf")
+    code, found = _audit(target, _eagle3(tmp_path / "d.gguf", layers, _tokens(N + 200)))
+    got = [(f["code"], f["severity"], f["details"].get("rule")) for f in found]
+    assert got == [*expected, ("LLAMACPP_DRAFT_TYPE_AUTO", "info", None)]  # errors first
+    assert code == (1 if expected else 0)
+    assert found[-1]["details"] == {"spec_type": "draft-eagle3", "architecture": "eagle3"}
+    assert "--spec-type draft-eagle3" in str(found[-1]["message"])
+    if layers == [0, 1, 2]:
+        assert '"EAGLE3: target layer id 2 exceeds target n_layer 1"' in str(found[0]["message"])

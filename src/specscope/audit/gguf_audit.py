@@ -22,12 +22,12 @@ from specscope.audit.census import GROUPS, ByteCensus
 from specscope.audit.findings import AuditReport, Finding, Severity, by_severity
 from specscope.audit.rules_llamacpp import (
     are_compatible,
-    auto_type,
     compares,
     unknown_architecture,
     unknown_pre,
     unloadable,
 )
+from specscope.audit.rules_llamacpp_types import auto_type, eagle3_layers
 from specscope.audit.rules_vocab import compare_tokenizers
 from specscope.checkpoint.gguf_file import GgufFile, is_gguf_path, read_gguf
 from specscope.errors import ConfigError
@@ -181,7 +181,7 @@ def audit_gguf(target: str | os.PathLike[str] | object, *, draft: str | os.PathL
         if not llama and compares(g, d):
             dfind = [_engine_accepts(f) for f in dfind]
         findings += [replace(f, file=f"draft:{f.file}" if f.file else "draft") for f in dfind]
-        findings += llama + auto_type(d) + unknown_pre(("target", g), ("draft", d))
+        findings += llama + auto_type(d) + eagle3_layers(g, d) + unknown_pre(("target", g), ("draft", d))
         findings += unknown_architecture(("target", g), ("draft", d))
         dc = gguf_census(d, as_draft=True)
         tb = census.target_bytes_per_token

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from specscope.audit.archdoc import known_architectures
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
-from specscope.checkpoint.gguf_file import GgufFile, read_gguf_file
+from specscope.audit.rules_llamacpp_types import auto_spec_type
+from specscope.checkpoint.gguf_file import GgufFile
 
 __all__ = [
     "LlamaVocab",
@@ -43,8 +44,6 @@ __all__ = [
     "KNOWN_BPE_PRE",
     "are_compatible",
     "compares",
-    "auto_spec_type",
-    "auto_type",
     "SPEC_VOCAB_MAX_SIZE_DIFFERENCE",
 ]
 
@@ -267,36 +266,6 @@ def unknown_architecture(*sides: tuple[str, GgufFile]) -> list[Finding]:
             )
         )
     return out
-
-
-def auto_spec_type(draft: GgufFile) -> str | None:
-    """The speculative type llama-server picks for ``draft`` given with no ``--spec-type``, or None when it picks
-    none (a plain draft model needs ``--spec-type draft-simple``).
-
-    Source: ``common_speculative_types_from_gguf`` (common/speculative.cpp @001d906a; the symbol is in the embedded
-    engine's binary), called from common/arg.cpp while the types are the default: ``general.architecture``
-    ``dflash`` is ``draft-dflash``, or ``draft-dspark`` when the file stores ``markov_w1.weight``; any other
-    architecture is ``draft-mtp`` when ``blk.{block_count-1}.nextn.eh_proj.weight`` is stored (no block count, or 0:
-    none). Only ``draft-simple`` calls ``common_speculative_are_compatible``. A split draft is typed from its first
-    shard alone ("reads only the first split - sharded drafts need an explicit --spec-type", common/arg.cpp)."""
-    split = draft.metadata.get("split.count")
-    first = read_gguf_file(draft.path) if isinstance(split, int) and split > 1 else draft
-    names = {t.name for t in first.tensors}
-    if draft.metadata.get("general.architecture") == "dflash":
-        return "draft-dspark" if "markov_w1.weight" in names else "draft-dflash"
-    n = draft.arch_int("block_count")
-    return "draft-mtp" if n and f"blk.{n - 1}.nextn.eh_proj.weight" in names else None
-
-
-def auto_type(draft: GgufFile) -> list[Finding]:
-    """``LLAMACPP_DRAFT_TYPE_AUTO`` (INFO) when llama-server loads ``draft`` as a type other than draft-simple
-    (:func:`auto_spec_type`): the pair rule :func:`are_compatible` is not run for it."""
-    spec = auto_spec_type(draft)
-    if spec is None:
-        return []
-    arch = draft.metadata.get("general.architecture")
-    details = {"spec_type": spec, "architecture": arch}
-    return [finding("LLAMACPP_DRAFT_TYPE_AUTO", file="draft", spec_type=spec, arch=arch, details=details)]
 
 
 def compares(target: GgufFile, draft: GgufFile) -> bool:
