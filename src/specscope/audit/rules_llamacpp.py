@@ -13,8 +13,9 @@ not state it. The rule, in llama.cpp's order (the first failure refuses the draf
 4. the token counts differ by at most ``SPEC_VOCAB_MAX_SIZE_DIFFERENCE`` = 128;
 5. every token text from ``SPEC_VOCAB_CHECK_START_TOKEN_ID`` = 5 to the smaller count is equal.
 
-Only ``draft-simple`` runs the rule; a draft llama-server loads as ``draft-dflash`` / ``draft-dspark`` / ``draft-mtp``
-with no ``--spec-type`` (:func:`auto_spec_type`) is not judged by it.
+Only ``draft-simple`` runs the rule; a draft llama-server runs as ``draft-dflash`` / ``draft-dspark`` / ``draft-mtp``
+(typed from the file with no ``--spec-type``) or ``draft-eagle3`` is not judged by it
+(:func:`specscope.audit.rules_llamacpp_types.auto_spec_type`).
 
 ``add_bos`` / ``add_eos`` default by vocabulary type (SPM and WPM add BOS; UGM adds EOS; BPE adds BOS only for the
 Llama-3 pre-tokenizers, tekken and chameleon), then ``tokenizer.ggml.add_bos_token`` / ``add_eos_token`` override;
