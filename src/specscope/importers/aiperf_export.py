@@ -283,6 +283,11 @@ def _count(doc: Mapping[str, Any], tag: str, unit: str = "requests") -> int | No
 def _failed(doc: Mapping[str, Any], errors: int | None) -> int | None:
     """Failed requests: ``error_request_count``, else the counts of ``error_summary`` (empty: none), else unknown.
 
+    AIPerf writes ``error_summary`` always (``ProfileResults.error_summary``, ``default_factory=list``) and lists
+    every invalid record in it (``records_manager.py`` @ v0.1.1 and db4f6397: a record is invalid only with an
+    ``error``), while ``error_request_count`` exists only once an error record reached the metrics processor
+    (``metric_results_processor.py``): ``[]`` without the count is AIPerf's own zero.
+
     Raises:
         BadFigure: an ``error_summary`` entry whose ``count`` is not a whole number.
     """
