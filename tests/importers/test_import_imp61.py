@@ -82,3 +82,40 @@ def test_guidellm_0_3_uncapped_throughput_past_the_default_limit_has_no_level(tm
     path = _legacy(tmp_path, {"type_": "throughput", "max_concurrency": None}, [THROUGHPUT], sent=600)
     code, text = _import(tmp_path, capsys, monkeypatch, path, "--config", "b", "--out", tmp_path / "r")
     assert code == 2 and "has no level" in text and not (tmp_path / "r").exists(), text
+
+
+def _sliced(tmp_path: Path, duration_s: float, slice_s: float = 0.5) -> Path:
+    """aiperf_base_r0.json (window 1.629 s, benchmark_duration 1.609 s) as a run of ``--slice-duration slice_s``
+    (``input_config.output.slice_duration``), its benchmark duration set to ``duration_s``."""
+    doc = json.loads((IMPORTS / "aiperf_base_r0.json").read_text())
+    doc["input_config"]["output"] = {"slice_duration": slice_s}
+    doc["benchmark_duration"]["avg"] = duration_s
+    path = tmp_path / f"profile_export_aiperf_{duration_s}.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_aiperf_per_timeslice_file_is_refused_not_imported_as_the_whole_run(tmp_path, capsys, monkeypatch):
+    """AIPerf's ``TimesliceJsonExporter`` (src/aiperf/exporters/timeslice_json_exporter.py and base_json_exporter.py
+    @516594e9) writes ``timeslices/profile_export_aiperf_N.json`` per slice in the whole run's own schema: the run's
+    ``input_config``, ``error_summary``, ``start_time`` / ``end_time``, the slice's metrics. It was imported as the
+    run. A benchmark duration short of the run's window by more than half a slice is a slice: refused by name."""
+    path = _sliced(tmp_path, 0.6)
+    code, text = _import(tmp_path, capsys, monkeypatch, path, "--config", "b", "--out", tmp_path / "r")
+    assert code == 2 and not (tmp_path / "r").exists(), text
+    assert "one time slice of an AIPerf run" in text and "benchmark_duration.avg 0.6 s" in text, text
+    assert "the run's window 1.629417 s" in text and "input_config.output.slice_duration 0.5 s" in text, text
+    assert "import profile_export_aiperf.json from the run's folder (the whole run)" in text, text
+
+
+def test_aiperf_time_sliced_run_summary_imports_with_a_warning_naming_the_look_alike(tmp_path, capsys, monkeypatch):
+    """The whole run's summary of a time-sliced run (its duration spans its window) imports, warned that a slice's
+    file looks the same."""
+    path = _sliced(tmp_path, 1.6086310400000001)
+    code, text = _import(tmp_path, capsys, monkeypatch, path, "--config", "b", "--out", tmp_path / "r")
+    assert code == 0 and "b/main/c" in text, text
+    assert (
+        "a time-sliced run (input_config.output.slice_duration 0.5 s): read as the whole run's summary, its "
+        "benchmark_duration spanning the run's window; each slice's timeslices/profile_export_aiperf_N.json has "
+        "the same keys" in text
+    ), text
