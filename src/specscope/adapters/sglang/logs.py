@@ -92,6 +92,7 @@ _TEST_0 = "tests/launch/test_engine_logs.py::test_sglang_windows_print_no_counts
 _TEST_1 = "tests/launch/test_sglang_finish_log.py::test_bench_says_the_finish_lines_exact_counts"
 _TEST_2 = "tests/launch/test_sglang_finish_log.py::test_the_json_request_log_is_read_with_its_histogram"
 _TEST_3 = "tests/launch/test_engine_logs.py::test_bench_says_the_sglang_windows_bound_and_its_alarm_as_serve_does"
+_TEST_4 = "tests/launch/test_sglang_log_imp61.py::test_unknown_decode_batch_fields_are_named_once"
 FORMS: tuple[LogForm, ...] = (
     LogForm(
         "sglang",
@@ -129,7 +130,12 @@ FORMS: tuple[LogForm, ...] = (
 LOG_FIELDS: tuple[LogField, ...] = (
     LogField("accept len", "read", _MIXIN, "0.4.0", "per window, two decimals; no counts printed", test=_TEST_0),
     LogField(
-        "accept rate", "read", _MIXIN, "0.5.0", "per window; counted the bonus token before PR #23530", test=_TEST_0
+        "accept rate",
+        "read",
+        _MIXIN,
+        "0.5.0",
+        "per window; counted the bonus token before PR #23530: told by the figures, else the log's date, else named",
+        test=_TEST_0,
     ),
     LogField("#running-req", "read", _MIXIN, "0.4.0", "the window's running requests", test=_TEST_0),
     LogField("accepted / drafted tokens", "ignored", _MIXIN, "0.4.0", "not printed: reset after each line"),
@@ -145,6 +151,14 @@ LOG_FIELDS: tuple[LogField, ...] = (
     LogField("gen throughput (token/s)", "read", _MIXIN, "0.4.0", "capacity: tokens/s as logged", test=_TEST_0),
     LogField("#token / cuda graph", "ignored", _MIXIN, "0.4.0", "not a capacity or speculative figure"),
     LogField("mamba usage / swa token usage", "ignored", _MIXIN, "PR #30047", "UNREAD_POOL_USAGE: named, not read"),
+    LogField(
+        "decode-batch fields log_decode_stats does not print",
+        "ignored",
+        _MIXIN,
+        "any (forks, later builds)",
+        "UNREAD_LOG_FIELD: named once over the log (sglang/log_unread.py)",
+        test=_TEST_4,
+    ),
     LogField(
         "Finish meta_info spec fields",
         "read",
