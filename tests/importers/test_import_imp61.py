@@ -12,7 +12,6 @@ from typing import Any
 
 from clirun import cli
 from paths import DATA
-
 from specscope.importers import aiperf_export
 
 IMPORTS = DATA / "imports"

@@ -35,19 +35,18 @@ Load: ``synchronous`` is a closed loop of 1, ``concurrent`` of ``streams``, ``th
 left out, each named (:attr:`~specscope.importers.record.Imported.left_out`); a report of none that has one is
 refused. ``--profile throughput`` without ``--rate`` (0.7+: the scenario's ``config.spec.profile`` of ``kind``
 throughput and ``max_concurrency`` null) writes a ``max_concurrency`` all the same: the worker group's own limit
-(``guidellm/scheduler/worker_group.py``: ``min(strategy, backend requests_limit) or settings.max_concurrency``, 512
-by default, 10240 with ``GUIDELLM__MAX_CONCURRENCY=10240``) that ``init_processes_timings`` stores in the strategy.
-That is no level the client was set to: such a benchmark sends every request at once and is read as vLLM's
-``--request-rate inf`` without ``--max-concurrency`` is (:mod:`specscope.importers.vllm_serve`: a closed loop of its
-requests), N = the requests sent (successful + errored + incomplete, at most the worker limit), with a warning
-naming the limit not taken. 0.4-0.6 reports have no scenario: each benchmark's ``config.profile`` is the
-``Profile`` itself (``type_`` ``throughput`` or ``sweep``, ``max_concurrency`` as the user set it, null without
-``--rate``; ``profiles.py`` @ v0.4.0-v0.6.1), read the same way (tests/data/imports/guidellm_0.5.3_*.json). 0.2-0.3 keep the
-``Profile`` in ``args.profile`` and write the strategy's ``max_concurrency`` null: their ``ThroughputStrategy`` limits
-the requests in flight to ``max_concurrency or settings.max_concurrency`` (``scheduler/strategy.py``, ``config.py`` @
-v0.2.0 and v0.3.0: 512), the same rule, so N = the requests sent while they are at most that default (the note
-names the limit the report does not hold); past it the limit binds at a value not written, and the benchmark has no
-level.
+(``guidellm/scheduler/worker_group.py``: ``min(strategy, backend requests_limit) or settings.max_concurrency``, 512 by
+default, 10240 with ``GUIDELLM__MAX_CONCURRENCY=10240``) that ``init_processes_timings`` stores in the strategy. That
+is no level the client was set to: such a benchmark sends every request at once and is read as vLLM's ``--request-rate
+inf`` without ``--max-concurrency`` is (:mod:`specscope.importers.vllm_serve`: a closed loop of its requests), N = the
+requests sent (successful + errored + incomplete, at most the worker limit), with a warning naming the limit not
+taken. 0.4-0.6 reports have no scenario: each benchmark's ``config.profile`` is the ``Profile`` itself (``type_``
+``throughput`` or ``sweep``, ``max_concurrency`` as the user set it, null without ``--rate``; ``profiles.py`` @
+v0.4.0-v0.6.1), read the same way (tests/data/imports/guidellm_0.5.3_*.json). 0.2-0.3 keep the ``Profile`` in
+``args.profile`` and write the strategy's ``max_concurrency`` null: their ``ThroughputStrategy`` limits the requests
+in flight to ``max_concurrency or settings.max_concurrency`` (``scheduler/strategy.py``, ``config.py`` @ v0.2.0 and
+v0.3.0: 512), the same rule, so N = the requests sent while they are at most that default (the note names the limit
+the report does not hold); past it the limit binds at a value not written, and the benchmark has no level.
 
 GuideLLM's default profile ``sweep`` (``guidellm/benchmark/profiles/sweep.py`` of 0.8.1, and ``profile.py`` of the
 earlier schema) runs a ``synchronous`` benchmark, then a ``throughput`` one, then ``constant`` or ``poisson``
