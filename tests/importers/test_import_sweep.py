@@ -133,8 +133,10 @@ def _legacy_sweep(tmp_path: Path, strategies: list[dict[str, Any]]) -> Path:
 
 
 def test_an_uncapped_throughput_benchmark_is_left_out_named_and_alone_still_refused(tmp_path, capsys, monkeypatch):
-    """The earlier schema's sweep (profile.py @ v0.3.0: max_concurrency None) writes its throughput benchmark with
-    ``max_concurrency`` null: no level. Beside others it is left out, named; a report of nothing else is refused."""
+    """A throughput benchmark of the earlier schema with ``max_concurrency`` null whose ``args.profile`` is neither
+    a throughput nor a sweep profile (the fixture's is ``concurrent``) says nothing of its cap: no level. Beside
+    others it is left out, named; a report of nothing else is refused. (A real 0.2-0.3 sweep's or throughput
+    profile's is read uncapped: tests/importers/test_import_imp61.py.)"""
     sync = {"type_": "synchronous"}
     throughput = {"type_": "throughput", "max_concurrency": None}
     constant = {"type_": "constant", "max_concurrency": None, "rate": 3.0, "initial_burst": True}

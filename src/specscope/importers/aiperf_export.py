@@ -61,6 +61,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from specscope.errors import ConfigError
+from specscope.importers.aiperf_slices import refuse_slice, sliced_note
 from specscope.importers.record import (
     Imported,
     Load,
@@ -283,6 +284,11 @@ def _count(doc: Mapping[str, Any], tag: str, unit: str = "requests") -> int | No
 def _failed(doc: Mapping[str, Any], errors: int | None) -> int | None:
     """Failed requests: ``error_request_count``, else the counts of ``error_summary`` (empty: none), else unknown.
 
+    AIPerf writes ``error_summary`` always (``ProfileResults.error_summary``, ``default_factory=list``) and lists
+    every invalid record in it (``records_manager.py`` @ v0.1.1 and db4f6397: a record is invalid only with an
+    ``error``), while ``error_request_count`` exists only once an error record reached the metrics processor
+    (``metric_results_processor.py``): ``[]`` without the count is AIPerf's own zero.
+
     Raises:
         BadFigure: an ``error_summary`` entry whose ``count`` is not a whole number.
     """
@@ -361,6 +367,7 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         "tpot_p95_s": _stat(doc, "inter_token_latency", "p95", seconds=True),
         "not_recorded": ["per-request arrays (in profile_export.jsonl, not read)"],
     }
+    refuse_slice(doc, facts["duration_s"])
     _spec(doc, facts)
     in_flight = _metric(doc, "effective_concurrency")
     mean_in_flight = num(in_flight, "avg") if in_flight is not None and in_flight["unit"] == "requests" else None
@@ -389,5 +396,5 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         facts,
         str(workload) if workload else None,
         model_of(cfg),
-        notes + ramp_notes(cfg) + warning_notes(unread),
+        notes + ramp_notes(cfg) + sliced_note(doc) + warning_notes(unread),
     )

@@ -35,21 +35,26 @@ Load: ``synchronous`` is a closed loop of 1, ``concurrent`` of ``streams``, ``th
 left out, each named (:attr:`~specscope.importers.record.Imported.left_out`); a report of none that has one is
 refused. ``--profile throughput`` without ``--rate`` (0.7+: the scenario's ``config.spec.profile`` of ``kind``
 throughput and ``max_concurrency`` null) writes a ``max_concurrency`` all the same: the worker group's own limit
-(``guidellm/scheduler/worker_group.py``: ``min(strategy, backend requests_limit) or settings.max_concurrency``, 512
-by default, 10240 with ``GUIDELLM__MAX_CONCURRENCY=10240``) that ``init_processes_timings`` stores in the strategy.
-That is no level the client was set to: such a benchmark sends every request at once and is read as vLLM's
-``--request-rate inf`` without ``--max-concurrency`` is (:mod:`specscope.importers.vllm_serve`: a closed loop of its
-requests), N = the requests sent (successful + errored + incomplete, at most the worker limit), with a warning
-naming the limit not taken. 0.4-0.6 reports have no scenario: each benchmark's ``config.profile`` is the
-``Profile`` itself (``type_`` ``throughput`` or ``sweep``, ``max_concurrency`` as the user set it, null without
-``--rate``; ``profiles.py`` @ v0.4.0-v0.6.1), read the same way (tests/data/imports/guidellm_0.5.3_*.json).
+(``guidellm/scheduler/worker_group.py``: ``min(strategy, backend requests_limit) or settings.max_concurrency``, 512 by
+default, 10240 with ``GUIDELLM__MAX_CONCURRENCY=10240``) that ``init_processes_timings`` stores in the strategy. That
+is no level the client was set to: such a benchmark sends every request at once and is read as vLLM's ``--request-rate
+inf`` without ``--max-concurrency`` is (:mod:`specscope.importers.vllm_serve`: a closed loop of its requests), N = the
+requests sent (successful + errored + incomplete, at most the worker limit), with a warning naming the limit not
+taken. 0.4-0.6 reports have no scenario: each benchmark's ``config.profile`` is the ``Profile`` itself (``type_``
+``throughput`` or ``sweep``, ``max_concurrency`` as the user set it, null without ``--rate``; ``profiles.py`` @
+v0.4.0-v0.6.1), read the same way (tests/data/imports/guidellm_0.5.3_*.json). 0.2-0.3 keep the ``Profile`` in
+``args.profile`` and write the strategy's ``max_concurrency`` null: their ``ThroughputStrategy`` limits the requests
+in flight to ``max_concurrency or settings.max_concurrency`` (``scheduler/strategy.py``, ``config.py`` @ v0.2.0 and
+v0.3.0: 512), the same rule, so N = the requests sent while they are at most that default (the note names the limit
+the report does not hold); past it the limit binds at a value not written, and the benchmark has no level.
 
 GuideLLM's default profile ``sweep`` (``guidellm/benchmark/profiles/sweep.py`` of 0.8.1, and ``profile.py`` of the
 earlier schema) runs a ``synchronous`` benchmark, then a ``throughput`` one, then ``constant`` or ``poisson``
 benchmarks at rates spread between the two measured request rates (``np.linspace``, the first left out): closed and
 open loops in one report. The throughput benchmark's ``max_concurrency`` is the sweep's (512 by default since 0.7);
-the earlier schema writes none (null: no level), and 0.4-0.6 the client's own in-flight limit the worker group set
-(``settings.max_concurrency``, 512) while the sweep profile's ``max_concurrency`` is null: read uncapped, as above.
+the earlier schema (0.2-0.3) writes none, and 0.4-0.6 the client's own in-flight limit the worker group set
+(``settings.max_concurrency``, 512) while the sweep profile's ``max_concurrency`` is null: both read uncapped, as
+above.
 Which loop kind is imported is :func:`specscope.importers.write.import_files`'s choice. The rates are derived from
 the report's own measurements, so another sweep (another config, or a repeat) shares none of them: levels pair only
 at equal rates, and a note on the report's first request-rate benchmark says so.
@@ -159,6 +164,14 @@ def _no_level(strategy: Mapping[str, Any]) -> str:
     return f"strategy {kind!r} names no level (its streams, cap or rate absent)"
 
 
+#: GuideLLM's ``settings.max_concurrency`` default (``config.py`` @ v0.2.0-v0.3.0): 0.2-0.3's uncapped throughput
+#: strategy's in-flight limit, not written in the report (module docstring)
+_DEFAULT_LIMIT = 512
+_UNRECORDED_LIMIT = (
+    f"GuideLLM's own worker limit (settings.max_concurrency, {_DEFAULT_LIMIT} unless GUIDELLM__MAX_CONCURRENCY set "
+    "another) is not in the report, its default taken"
+)
+
 #: the profiles whose ``throughput`` strategy runs at the profile's ``max_concurrency`` (module docstring)
 _UNCAPPED_KINDS = ("throughput", "sweep")
 
@@ -166,11 +179,13 @@ _UNCAPPED_KINDS = ("throughput", "sweep")
 def _profile(doc: Mapping[str, Any], bench: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
     """The profile that made ``bench``'s strategy and where it was read: the 0.7+ scenario's ``config.spec.profile``,
     else the benchmark's own ``config.profile`` (0.4-0.6 record no scenario: their benchmark's profile is the
-    ``Profile`` object itself, ``type_`` and ``max_concurrency`` as the user set it; ``profiles.py`` @ v0.4.0-v0.6.1);
+    ``Profile`` object itself, ``type_`` and ``max_concurrency`` as the user set it; ``profiles.py`` @ v0.4.0-v0.6.1)
+    or, in 0.2-0.3's schema, ``args.profile`` (``profile.py`` @ v0.3.0);
     ``{}`` when neither is a throughput or sweep profile."""
     for profile, where in (
         (_obj(_obj(_obj(doc, "config"), "spec"), "profile"), "the scenario's profile"),
         (_obj(_obj(bench, "config"), "profile"), "the benchmark's profile"),
+        (_obj(_obj(bench, "args"), "profile"), "the benchmark's profile"),
     ):
         if profile.get("kind", profile.get("type_")) in _UNCAPPED_KINDS:
             return profile, where
@@ -181,7 +196,8 @@ def _uncapped(
     doc: Mapping[str, Any], bench: Mapping[str, Any], strategy: Mapping[str, Any], facts: Mapping[str, Any]
 ) -> tuple[Load, str] | None:
     """A ``throughput`` benchmark run with no cap (module docstring): every request at once, N = the requests sent,
-    and the note naming the worker limit not taken; None for any other benchmark, or one whose report does not say."""
+    and the note naming the worker limit not taken; None for any other benchmark, one whose report does not say, or
+    one of more requests than the unrecorded default limit (0.2-0.3: module docstring)."""
     profile, where = _profile(doc, bench)
     if strategy.get("type_") != "throughput" or not profile:
         return None
@@ -192,11 +208,17 @@ def _uncapped(
     if None in counts or not sent:
         return None
     limit = strategy.get("max_concurrency")
-    n = min(sent, limit) if isinstance(limit, int) and limit > 0 else sent
+    if isinstance(limit, int) and limit > 0:
+        why = f"the strategy's max_concurrency {spelled(limit)} is GuideLLM's own worker limit, not a level the client "
+        why += "was set to"
+    elif sent <= _DEFAULT_LIMIT:  # 0.2-0.3 record no limit: settings.max_concurrency (module doc)
+        limit, why = sent, _UNRECORDED_LIMIT
+    else:
+        return None
+    n = min(sent, limit)
     return Load(concurrency=n), (
-        f"throughput with no cap ({where} max_concurrency is null): every request sent at once, "
-        f"N={n} (the requests sent); the strategy's max_concurrency {spelled(limit)} is GuideLLM's own worker limit, "
-        "not a level the client was set to"
+        f"throughput with no cap ({where} max_concurrency is null): every request sent at once, N={n} (the requests "
+        f"sent); {why}"
     )
 
 

@@ -17,12 +17,11 @@ from specscope.adapters.logs import BoundAlarm, LogSummary
 from specscope.adapters.registry import display
 from specscope.adapters.sglang.log_facts import SglangLogFacts
 from specscope.adapters.sglang.logs import (
-    BONUS_RATE,
     SglangSpecWindow,
     dp_ranks,
     method_and_k,
     rate_bound,
-    rate_counts_bonus,
+    rate_reading,
 )
 from specscope.values import percent_text
 
@@ -38,7 +37,9 @@ class SglangSpecSummary(BaseModel):
     its lower bound of verify steps; ``alarm`` the low-acceptance rule applied to those bounds, else to each
     data-parallel rank's own (``DP0 TP0: LOW_ACCEPTANCE(...)``: :func:`~specscope.adapters.sglang.logs.dp_ranks`);
     ``accept_rate_counts_bonus`` True when a printed rate is above what its window's length allows (an older build's
-    rate that counts the bonus token: the bound then comes from the length); ``finish_spec_lines`` the log's
+    rate that counts the bonus token: the bound then comes from the length) or, without k, when the log is dated
+    before PR #23530, and ``accept_rate_reading`` the words that say so, or that it cannot be told
+    (:func:`~specscope.adapters.sglang.logs.rate_reading`); ``finish_spec_lines`` the log's
     ``--log-requests`` Finish lines with speculative fields: their exact counts are the log's figure (the engine-neutral
     pool, ``sglang_log_*``), the windows' bound only a bound beside them.
     """
@@ -58,6 +59,7 @@ class SglangSpecSummary(BaseModel):
     verify_steps_at_least: int | None
     alarm: str | None = None
     accept_rate_counts_bonus: bool = False
+    accept_rate_reading: str | None = None
     finish_spec_lines: int = 0
 
 
@@ -88,6 +90,7 @@ def sglang_spec_summary(
             finish_spec_lines=finish_spec_lines,
         )
     spec = spec or {}
+    bonus, reading = rate_reading(windows, k)
     at_most = max(rate_bound(w, k) for w in windows)
     rates = [w.accept_rate for w in windows if w.accept_rate is not None]
     lengths = [w.accept_length for w in windows]
@@ -115,7 +118,8 @@ def sglang_spec_summary(
         acceptance_rate_at_most=at_most,
         verify_steps_at_least=len(windows),
         alarm=alarm,
-        accept_rate_counts_bonus=any(rate_counts_bonus(w, k) for w in windows),
+        accept_rate_counts_bonus=bonus,
+        accept_rate_reading=reading,
         finish_spec_lines=finish_spec_lines,
     )
 
@@ -149,7 +153,7 @@ def sglang_spec_lines(summary: SglangSpecSummary) -> list[tuple[str, str]]:
                 if summary.accept_rate_min is None or summary.accept_rate_max is None
                 else f"{percent_text(summary.accept_rate_min)} to {percent_text(summary.accept_rate_max)}"
             )
-            + (f" ({BONUS_RATE})" if summary.accept_rate_counts_bonus else ""),
+            + (f" ({summary.accept_rate_reading})" if summary.accept_rate_reading else ""),
         ),
         (
             "sglang_windows_acceptance_bound" if finish else "sglang_pooled_acceptance_rate",

@@ -61,10 +61,12 @@ from specscope.adapters.logs import (
     unreadable_line_number,
 )
 from specscope.adapters.sglang.finish import FINISH, FINISH_JSON, finish_stats
+from specscope.adapters.sglang.log_unread import unread_decode_fields
 
 __all__ = [
     "LOG_DETAILS",
     "BONUS_RATE",
+    "BONUS_RATE_UNTIL",
     "FORMS",
     "LOG_FIELDS",
     "METHODS",
@@ -74,6 +76,7 @@ __all__ = [
     "dp_ranks",
     "rate_bound",
     "rate_counts_bonus",
+    "rate_reading",
     "read_log",
     "sglang_log_facts",
 ]
@@ -89,6 +92,7 @@ _TEST_0 = "tests/launch/test_engine_logs.py::test_sglang_windows_print_no_counts
 _TEST_1 = "tests/launch/test_sglang_finish_log.py::test_bench_says_the_finish_lines_exact_counts"
 _TEST_2 = "tests/launch/test_sglang_finish_log.py::test_the_json_request_log_is_read_with_its_histogram"
 _TEST_3 = "tests/launch/test_engine_logs.py::test_bench_says_the_sglang_windows_bound_and_its_alarm_as_serve_does"
+_TEST_4 = "tests/launch/test_sglang_log_imp61.py::test_unknown_decode_batch_fields_are_named_once"
 FORMS: tuple[LogForm, ...] = (
     LogForm(
         "sglang",
@@ -126,7 +130,12 @@ FORMS: tuple[LogForm, ...] = (
 LOG_FIELDS: tuple[LogField, ...] = (
     LogField("accept len", "read", _MIXIN, "0.4.0", "per window, two decimals; no counts printed", test=_TEST_0),
     LogField(
-        "accept rate", "read", _MIXIN, "0.5.0", "per window; counted the bonus token before PR #23530", test=_TEST_0
+        "accept rate",
+        "read",
+        _MIXIN,
+        "0.5.0",
+        "per window; counted the bonus token before PR #23530: told by the figures, else the log's date, else named",
+        test=_TEST_0,
     ),
     LogField("#running-req", "read", _MIXIN, "0.4.0", "the window's running requests", test=_TEST_0),
     LogField("accepted / drafted tokens", "ignored", _MIXIN, "0.4.0", "not printed: reset after each line"),
@@ -142,6 +151,14 @@ LOG_FIELDS: tuple[LogField, ...] = (
     LogField("gen throughput (token/s)", "read", _MIXIN, "0.4.0", "capacity: tokens/s as logged", test=_TEST_0),
     LogField("#token / cuda graph", "ignored", _MIXIN, "0.4.0", "not a capacity or speculative figure"),
     LogField("mamba usage / swa token usage", "ignored", _MIXIN, "PR #30047", "UNREAD_POOL_USAGE: named, not read"),
+    LogField(
+        "decode-batch fields log_decode_stats does not print",
+        "ignored",
+        _MIXIN,
+        "any (forks, later builds)",
+        "UNREAD_LOG_FIELD: named once over the log (sglang/log_unread.py)",
+        test=_TEST_4,
+    ),
     LogField(
         "Finish meta_info spec fields",
         "read",
@@ -193,12 +210,40 @@ METHODS = {"EAGLE": "eagle", "EAGLE3": "eagle3", "NEXTN": "mtp", "STANDALONE": "
 _HALF = 0.005  # half the last printed digit of a "%.2f" figure
 #: how a printed rate that counts the bonus token is named
 BONUS_RATE = "counts the bonus token, as SGLang's accept rate did before PR #23530"
+#: the day PR #23530 was merged: a line dated before it comes from a build whose rate counts the bonus token
+BONUS_RATE_UNTIL = "2026-04-23"
+
+
+def rate_reading(windows: Sequence[SglangSpecWindow], k: int | None) -> tuple[bool, str | None]:
+    """(whether the printed rates count the bonus token, the words that say how that is known or that it is not).
+
+    The figures decide where they can (:func:`rate_counts_bonus`): a rate above its length's bound counts it; with
+    k a rate within the bound is read as printed (nothing said). Without k the figures bound nothing, so the log's
+    date does: lines dated before :data:`BONUS_RATE_UNTIL` count it; a later log is named as ambiguous (an older
+    build may run after the merge). ``(False, None)`` without a printed rate."""
+    if not any(w.accept_rate is not None for w in windows):
+        return False, None
+    if any(rate_counts_bonus(w, k) for w in windows):
+        return True, BONUS_RATE
+    if k is not None:
+        return False, None
+    dates = sorted(w.date for w in windows if w.date)
+    if dates and dates[-1] < BONUS_RATE_UNTIL:
+        return True, (
+            f"counts the bonus token: the log's lines are dated {dates[-1]}, before SGLang PR #23530 (merged "
+            f"{BONUS_RATE_UNTIL}) made it accepted drafts / drafted"
+        )
+    return False, (
+        f"may count the bonus token, as SGLang's did before PR #23530 (merged {BONUS_RATE_UNTIL}): the log names no k "
+        "(server_args) to tell by its figures and is " + ("dated after it" if dates else "not dated")
+    )
 
 
 class SglangSpecWindow(BaseModel):
     """One SGLang decode-batch line with speculation: ``accept_length`` (tokens per verify step, bonus included) and
     ``accept_rate`` (fraction of drafted tokens; None before the builds that print it) as printed (two decimals);
-    ``rank`` the log prefix's ranks (``TP0``, ``DP1 TP0``), None without the prefix."""
+    ``rank`` the log prefix's ranks (``TP0``, ``DP1 TP0``), None without the prefix; ``date`` the line's time stamp
+    date (``YYYY-MM-DD``), None without one."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -207,6 +252,7 @@ class SglangSpecWindow(BaseModel):
     running_reqs: int | None = None
     accept_length: float
     accept_rate: float | None = None
+    date: str | None = None
 
 
 def _length_bound(w: SglangSpecWindow, k: int | None) -> float:
@@ -281,12 +327,14 @@ def decode_windows(lines: Sequence[str]) -> tuple[list[SglangSpecWindow], list[s
             continue
         running = _RE_RUNNING.search(line)
         rank = _RE_RANK.search(line)
+        stamp = _RE_STAMP.search(line)
         try:
             windows.append(
                 SglangSpecWindow(
                     line_number=index + 1,
                     rank=(rank.group(1) or rank.group(2)) if rank else None,
                     running_reqs=int(running.group(1)) if running else None,
+                    date=stamp.group(1)[:10] if stamp else None,
                     **line_facts(_WINDOW_FIGURES, line),
                 )
             )
@@ -383,7 +431,7 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
     # a line unreadable as a window and as a capacity sample is named once, as the window
     named = {w.split(":", 1)[0] for w in unreadable}
     both = unreadable + [w for w in capacity_unreadable if w.split(":", 1)[0] not in named]
-    warnings = sorted(both, key=unreadable_line_number) + warnings + _unread_pools(lines)
+    warnings = sorted(both, key=unreadable_line_number) + warnings + _unread_pools(lines) + unread_decode_fields(lines)
     stats = [
         LogSpecStat(
             engine="sglang",
