@@ -822,12 +822,24 @@ def is_stage_embedding(fam: Family, name: str) -> bool:
     return fam.key == "mlp_speculator" and len(parts) == 3 and parts[0] == "emb" and parts[1].isdigit()
 
 
+def rename_prefix(prefix: str, to: str, name: str) -> str | None:
+    """``name`` with its leading ``prefix`` replaced by ``to`` (``{i}`` in both: the same layer index), or None when
+    ``name`` does not start with ``prefix``: ``rename_prefix("model.layers.{i}.mlp.up_proj.",
+    "layers.{i}.feed_forward.w3.", "model.layers.2.mlp.up_proj.weight")`` is ``"layers.2.feed_forward.w3.weight"``."""
+    if "{i}" not in prefix:
+        return to + name[len(prefix) :] if name.startswith(prefix) else None
+    head, _, tail = prefix.partition("{i}")
+    m = re.match(re.escape(head) + r"(\d+)" + re.escape(tail), name)
+    return to.replace("{i}", m.group(1)) + name[m.end() :] if m else None
+
+
 def alias_name(fam: Family, name: str) -> str:
     """``name`` as the family's loader renames it (EAGLE-3 / DFlash ``midlayer.`` -> ``layers.0.``; the family's
     ``name_aliases``, e.g. the speculators format's ``fusion_fc.`` -> ``fc.``)."""
     for stored, own in fam.name_aliases:
-        if name.startswith(stored):
-            return own + name[len(stored) :]
+        renamed = rename_prefix(stored, own, name)
+        if renamed is not None:
+            return renamed
     for alias in fam.layer_aliases:
         if name.startswith(alias):
             return "layers.0." + name[len(alias) :]
