@@ -53,3 +53,52 @@ def test_mistral_eagle_in_hugging_face_names_missing_names_are_spelled_so(tmp_pa
 def test_mistral_eagle_in_hugging_face_names_fc_width(tmp_path: Path) -> None:
     r = _draft_pair(tmp_path, {**_mistral_hf(), "model.fc.weight": [H, H]}, MISTRAL_CFG)
     assert [f.code for f in r.errors] == ["DRAFT_FC_SHAPE"] and "model.fc.weight" in r.errors[0].message, _errors(r)
+
+
+# EAGLE-3 over MLA (eagle3_deepseek): SGLang kimi_k25_eagle3.py @054a1cef builds fc_norm.{i} with ``fc_norm`` or its
+# legacy ``use_aux_norm``; vLLM deepseek_eagle3.py @03590193 reads ``fc_norm`` alone (AutoWeightsLoader then raises on a
+# stored fc_norm.{i} it built no parameter for).
+def _mla():
+    from .test_families import CASES
+
+    return CASES["eagle3_deepseek"]
+
+
+FC_NORMS = {f"fc_norm.{i}.weight": [H] for i in range(3)}
+
+
+def test_eagle3_mla_use_aux_norm_declares_the_fc_norms(tmp_path: Path) -> None:
+    case = _mla()
+    r = _draft_pair(tmp_path, {**case.shapes, **FC_NORMS}, {**case.config, "use_aux_norm": True})
+    assert r.errors == [] and r.exit_code == 0, _errors(r)
+    (w,) = [f for f in r.warnings if f.code == "EAGLE3_AUX_NORM_KEY"]
+    assert "use_aux_norm" in w.message and "fc_norm" in (w.fix or ""), w.message
+    r = _draft_pair(tmp_path / "absent", case.shapes, {**case.config, "use_aux_norm": True})
+    (f,) = r.errors
+    assert f.code == "DRAFT_TENSORS_MISSING" and "fc_norm.0.weight" in f.message, _errors(r)
+
+
+def test_eagle3_mla_fc_norm_declared_needs_no_legacy_warning(tmp_path: Path) -> None:
+    case = _mla()
+    cfg = {**case.config, "use_aux_norm": True, "fc_norm": True}
+    r = _draft_pair(tmp_path, {**case.shapes, **FC_NORMS}, cfg)
+    assert r.errors == [] and [f for f in r.warnings if f.code == "EAGLE3_AUX_NORM_KEY"] == [], _errors(r)
+
+
+# MLA's query side (vLLM deepseek_v2.py DeepseekV2MLAAttention, SGLang deepseek_v2.py): q_lora_rank set builds
+# q_a_proj / q_a_layernorm / q_b_proj, unset (null) builds q_proj.
+def test_eagle3_mla_query_projections_follow_q_lora_rank(tmp_path: Path) -> None:
+    case = _mla()
+    shapes = dict(case.shapes)
+    del shapes["midlayer.self_attn.q_b_proj.weight"]
+    r = _draft_pair(tmp_path, shapes, case.config)
+    (f,) = r.errors
+    assert f.code == "DRAFT_TENSORS_MISSING" and "midlayer.self_attn.q_b_proj.weight" in f.message, _errors(r)
+    plain = {k: v for k, v in case.shapes.items() if ".q_a_" not in k and ".q_b_" not in k}
+    plain["midlayer.self_attn.q_proj.weight"] = [8, 2 * H]
+    r = _draft_pair(tmp_path / "plain", plain, {**case.config, "q_lora_rank": None})
+    assert r.errors == [] and r.exit_code == 0, _errors(r)
+    del plain["midlayer.self_attn.q_proj.weight"]
+    r = _draft_pair(tmp_path / "none", plain, {**case.config, "q_lora_rank": None})
+    (f,) = r.errors
+    assert f.code == "DRAFT_TENSORS_MISSING" and "midlayer.self_attn.q_proj.weight" in f.message, _errors(r)

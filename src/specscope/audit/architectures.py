@@ -84,6 +84,8 @@ class Family:
     source_example: str
     engines: str
     body_names: tuple[str, ...] = ()
+    #: (config key, names added when it is set, names added when it is absent or null) of the body table
+    body_keyed: tuple[str, tuple[str, ...], tuple[str, ...]] = ("", (), ())
     #: config key of a pattern string with one character per physical layer of one draft step (Nemotron-H
     #: ``mtp_hybrid_override_pattern``): the step's last layer holds ``end_norm``
     pattern_key: str = ""
@@ -154,6 +156,11 @@ def families() -> dict[str, Family]:
     """Family key -> :class:`Family`, in table order (detection order: drafts are tried in this order)."""
     raw = tomllib.loads(resources.files(__package__).joinpath(_TABLE).read_text(encoding="utf-8"))
     bodies = {k: tuple(v["required"]) for k, v in raw.get("bodies", {}).items()}
+    keyed = {
+        k: (str(v["keyed"]), _tuple(v, "keyed_set"), _tuple(v, "keyed_unset"))
+        for k, v in raw.get("bodies", {}).items()
+        if "keyed" in v
+    }
     out: dict[str, Family] = {}
     table = raw["families"]
     for key, entry in table.items():
@@ -183,6 +190,7 @@ def families() -> dict[str, Family]:
             source_example=str(merged.get("source_example", "")),
             engines=" ".join(str(merged.get("engines", "")).split()),
             body_names=bodies.get(body, ()),
+            body_keyed=keyed.get(body, ("", (), ())),
             pattern_key=str(merged.get("pattern_key", "")),
             layout_marks=_tuple(merged, "layout_marks"),
             pattern_list_key=str(merged.get("pattern_list_key", "")),
@@ -638,13 +646,16 @@ EAGLE3_FUSION_FAMILIES = ("eagle3", "eagle3_deepseek")
 def eagle3_fusion(cfg: dict[str, Any] | None, family_key: str = "eagle3") -> Eagle3Fusion:
     """:class:`Eagle3Fusion` of an EAGLE-3 draft config (the top level, and its ``eagle_config``). For the DeepSeek
     MLA variant (``eagle3_deepseek``: vLLM deepseek_eagle3.py @03590193) fc is always built, over the same ``n_aux``
-    states, with ``fc_norm`` read and neither ``norm_before_fc`` nor ``use_aux_hidden_state``."""
+    states, with ``fc_norm`` (or SGLang's ``use_aux_norm``) read and neither ``norm_before_fc`` nor
+    ``use_aux_hidden_state``."""
     top = cfg or {}
     if family_key == "eagle3_deepseek":
         nested = top.get("eagle_config")
         ids = nested.get("eagle_aux_hidden_state_layer_ids") if isinstance(nested, dict) else None
         n = config_int(top, "num_aux_hidden_states") or (len(ids) if isinstance(ids, list) and ids else 3)
-        return Eagle3Fusion(True, False, bool(top.get("fc_norm", False)), n)
+        # SGLang kimi_k25_eagle3.py @054a1cef also builds fc_norm from the legacy use_aux_norm (vLLM reads fc_norm
+        # alone: rules_draft EAGLE3_AUX_NORM_KEY names the split)
+        return Eagle3Fusion(True, False, bool(top.get("fc_norm") or top.get("use_aux_norm")), n)
     nested = top.get("eagle_config")
     eagle = nested if isinstance(nested, dict) else {}
     before = bool(eagle.get("norm_before_fc", top.get("norm_before_fc", False)))
@@ -784,7 +795,7 @@ def draft_layout(
             body, index, template = _layer_template(name_list, skip=own, prefer_index=prefer)
             label = f"as main layer {index}" if index is not None else "a dense layer: no main layer found"
         else:
-            body = tuple(n for n in fam.body_names if n not in fam.layer_optional)
+            body = tuple(n for n in fam.body_names + keyed_body(fam, tc) if n not in fam.layer_optional)
             label = "the draft's own layer"
         held = {n[len(lp) :] for n in name_list for lp in layer_prefixes if n.startswith(lp)}
         for i, p in enumerate(layer_prefixes):
@@ -820,6 +831,15 @@ def is_stage_embedding(fam: Family, name: str) -> bool:
     (``self.emb[i](last_tokens)``), so a step reads one row of it, never the table."""
     parts = name.split(".")
     return fam.key == "mlp_speculator" and len(parts) == 3 and parts[0] == "emb" and parts[1].isdigit()
+
+
+def keyed_body(fam: Family, cfg: dict[str, Any]) -> tuple[str, ...]:
+    """The layer names the family's body table adds by a config key (``keyed``): ``keyed_set`` when ``cfg`` gives it
+    a value other than null, else ``keyed_unset`` (DeepSeek MLA's query side by ``q_lora_rank``)."""
+    key, when_set, when_unset = fam.body_keyed
+    if not key:
+        return ()
+    return when_set if cfg.get(key) is not None else when_unset
 
 
 def rename_prefix(prefix: str, to: str, name: str) -> str | None:
