@@ -34,8 +34,8 @@ def test_every_entry_loads_with_a_severity_and_a_message() -> None:
     # MTP_NO_ENGINE and /stored (test_mtp_no_engine.py), DRAFT_VOCAB_EXCEEDS_TARGET/head (test_draft_head_rows.py),
     # DRAFT_TENSORS_MISSING/fc-bias (test_hass_drafts.py), MTP_NO_ENGINE/target (test_mtp_no_engine.py),
     # MTP_LAYOUT_UNKNOWN/unjudged and DRAFT_FORMAT_UNKNOWN/own-layout (test_hunt59.py), EAGLE3_AUX_NORM_KEY
-    # (test_hunt61.py)
-    assert len(texts) == 146
+    # and DRAFT_FORMAT_UNKNOWN/own-layers (test_hunt61.py)
+    assert len(texts) == 147
     assert {t["severity"] for t in texts.values()} == {"error", "warning", "info"}
     assert all(t["message"] for t in texts.values())
 

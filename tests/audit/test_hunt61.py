@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from specscope.audit import audit_checkpoint
 
 from .ckmaker import H, dense_config, dense_model, layer, write
@@ -102,3 +104,52 @@ def test_eagle3_mla_query_projections_follow_q_lora_rank(tmp_path: Path) -> None
     r = _draft_pair(tmp_path / "none", plain, {**case.config, "q_lora_rank": None})
     (f,) = r.errors
     assert f.code == "DRAFT_TENSORS_MISSING" and "midlayer.self_attn.q_proj.weight" in f.message, _errors(r)
+
+
+# A plain draft model (vLLM draft_model.py runs it whole with its registered architecture): an architecture whose
+# block the census knows (architectures.toml draft_model block_layouts, from the vLLM registry @0002bff0 and each
+# model file) is judged by that block; only an unknown one is judged from its own layers, with a named warning.
+def _stripped(arch: str, model_type: str, name: str) -> tuple[dict, dict]:
+    shapes = dense_model(2, V)
+    for i in range(2):
+        del shapes[f"model.layers.{i}.{name}"]
+    return shapes, dense_config(2, V, architectures=[arch], model_type=model_type)
+
+
+@pytest.mark.parametrize(
+    ("arch", "model_type"),
+    [("LlamaForCausalLM", "llama"), ("Qwen2ForCausalLM", "qwen2"), ("MistralForCausalLM", "mistral")],
+)
+def test_a_known_block_missing_a_tensor_in_every_layer_is_missing(tmp_path: Path, arch: str, model_type: str) -> None:
+    """Was exit 0: the layers were checked against each other only, so a name every layer lacks passed."""
+    shapes, cfg = _stripped(arch, model_type, "mlp.up_proj.weight")
+    r = _draft_pair(tmp_path, shapes, cfg)
+    (f,) = r.errors
+    assert f.code == "DRAFT_TENSORS_MISSING" and r.exit_code == 1, _errors(r)
+    assert "model.layers.0.mlp.up_proj.weight" in f.message and "model.layers.1.mlp.up_proj.weight" in f.message
+
+
+def test_an_olmo2_draft_without_its_post_feedforward_norms_is_missing_them(tmp_path: Path) -> None:
+    from .test_hunt60 import OWN_LAYER_DRAFTS
+
+    shapes, cfg = OWN_LAYER_DRAFTS["olmo2"](2)
+    t_shapes, t_cfg = OWN_LAYER_DRAFTS["olmo2"](3)
+    for i in range(2):
+        del shapes[f"model.layers.{i}.post_feedforward_layernorm.weight"]
+    r = _draft_pair(tmp_path, shapes, cfg, t_shapes, t_cfg)
+    (f,) = r.errors
+    assert f.code == "DRAFT_TENSORS_MISSING" and "model.layers.0.post_feedforward_layernorm.weight" in f.message
+
+
+def test_an_unknown_block_judged_from_its_own_layers_is_named(tmp_path: Path) -> None:
+    """SeedOssForCausalLM (seed_oss.py) is registered but its block is not in the census: a Llama name no layer
+    holds is taken as the architecture's, and the warning says so by name."""
+    shapes, cfg = _stripped("SeedOssForCausalLM", "seed_oss", "input_layernorm.weight")
+    r = _draft_pair(tmp_path, shapes, cfg)
+    assert r.errors == [] and r.exit_code == 0, _errors(r)
+    (w,) = [f for f in r.warnings if f.code == "DRAFT_FORMAT_UNKNOWN"]
+    assert w.details["kind"] == "own-layers" and r.facts["draft"]["draft_family"]["family"] == "draft_model"
+    assert "SeedOssForCausalLM" in w.message and "input_layernorm.weight" in w.message, w.message
+    shapes, cfg = _stripped("LlamaForCausalLM", "llama", "input_layernorm.weight")
+    r = _draft_pair(tmp_path / "llama", shapes, cfg)
+    assert [f.code for f in r.errors] == ["DRAFT_TENSORS_MISSING"], _errors(r)

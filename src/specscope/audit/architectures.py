@@ -144,6 +144,9 @@ class Family:
     #: (stored prefix, the loader's prefix) pairs of another spelling of the family's own names (the speculators
     #: format's EAGLE-1 ``fusion_fc.`` for ``fc.``): a stored name so spelled is judged as the loader's name
     name_aliases: tuple[tuple[str, str], ...] = ()
+    #: (architecture, its decoder block's names) for a plain draft model whose architecture's block the census knows
+    #: (``[families.draft_model.block_layouts]``): each layer must hold the whole block
+    block_layouts: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def _tuple(entry: dict[str, Any], name: str) -> tuple[str, ...]:
@@ -211,6 +214,7 @@ def families() -> dict[str, Family]:
             loader_names=_tuple(merged, "loader_names"),
             unread_skipped=_tuple(merged, "unread_skipped"),
             name_aliases=tuple((str(k), str(v)) for k, v in dict(merged.get("name_aliases", {})).items()),
+            block_layouts=tuple((str(k), bodies[str(v)]) for k, v in dict(merged.get("block_layouts", {})).items()),
         )
     return out
 
@@ -462,6 +466,7 @@ class DraftLayout:
         graft_prefix: what ``specscope surgery graft --prefix`` copies (empty for separate drafts).
         layer_prefixes: one prefix per draft layer.
         template_prefix: the main layer an MTP decoder layer mirrors (``model.layers.3.``), None when there is none.
+        unchecked: layer names not required because the draft's own layers hold none of them (unknown block).
     """
 
     family: Family
@@ -474,6 +479,9 @@ class DraftLayout:
     graft_prefix: str
     layer_prefixes: tuple[str, ...] = field(default=())
     template_prefix: str | None = None
+    #: a plain draft model of an architecture whose block the census does not know: the layer names of the Llama
+    #: block no layer holds, taken as the architecture's and not required (DRAFT_FORMAT_UNKNOWN/own-layers)
+    unchecked: tuple[str, ...] = ()
 
     @property
     def fusion_tensor(self) -> str | None:
@@ -770,6 +778,7 @@ def draft_layout(
         fam.layer_prefix.format(i=i, n=n_main + i, main=main, head=head) for i in range(n_layers) if fam.layer_prefix
     )
     groups: list[tuple[str, tuple[str, ...]]] = []
+    unchecked: tuple[str, ...] = ()
     template: str | None = None
     if fam.layer_body == "medusa":
         groups = _medusa_groups(tc, n_layers)
@@ -797,11 +806,8 @@ def draft_layout(
         else:
             body = tuple(n for n in fam.body_names + keyed_body(fam, tc) if n not in fam.layer_optional)
             label = "the draft's own layer"
-        held = {n[len(lp) :] for n in name_list for lp in layer_prefixes if n.startswith(lp)}
-        for i, p in enumerate(layer_prefixes):
-            layer_body = _own_layer_body(body, p, name_list, held) if fam.key == "draft_model" else body
-            if layer_body:  # layer_body "none": the loader's decoder layer is not judged tensor by tensor
-                groups.append((f"decoder layer {i} ({label})", tuple(p + b for b in layer_body)))
+        layer_groups, unchecked = _layer_groups(fam, cfg, body, layer_prefixes, name_list)
+        groups += [(f"decoder layer {i} ({label})", g) for i, g in layer_groups]
     share = list(fam.shareable)
     if fam.vocab_map == "eagle3" and "lm_head.weight" not in [n for _, g in groups for n in g]:
         share.append("lm_head.weight")
@@ -822,6 +828,7 @@ def draft_layout(
         graft,
         layer_prefixes,
         template,
+        unchecked,
     )
 
 
@@ -831,6 +838,36 @@ def is_stage_embedding(fam: Family, name: str) -> bool:
     (``self.emb[i](last_tokens)``), so a step reads one row of it, never the table."""
     parts = name.split(".")
     return fam.key == "mlp_speculator" and len(parts) == 3 and parts[0] == "emb" and parts[1].isdigit()
+
+
+def _layer_groups(
+    fam: Family, cfg: dict[str, Any] | None, body: tuple[str, ...], prefixes: tuple[str, ...], names: list[str]
+) -> tuple[list[tuple[int, tuple[str, ...]]], tuple[str, ...]]:
+    """``([(layer index, required names)], unchecked)``: each draft layer's ``body`` under its prefix (none for an
+    empty body: the loader's decoder layer is not judged tensor by tensor). A plain draft model is judged by its
+    architecture's known block (:func:`known_block`), else from its own layers (:func:`_own_layer_body`), and then
+    ``unchecked`` lists the names of ``body`` that no layer holds and were therefore not required."""
+    block = known_block(fam, cfg)
+    held = {n[len(lp) :] for n in names for lp in prefixes if n.startswith(lp)}
+    out: list[tuple[int, tuple[str, ...]]] = []
+    unchecked: list[str] = []
+    for i, p in enumerate(prefixes):
+        layer_body = body
+        if fam.key == "draft_model":
+            layer_body = _own_layer_body(block or body, p, names, set() if block else held)
+            full = () if block else _own_layer_body(body, p, names, set())
+            unchecked += [p + b for b in full if b not in layer_body]
+        if layer_body:
+            out.append((i, tuple(p + b for b in layer_body)))
+    return out, tuple(unchecked)
+
+
+def known_block(fam: Family, cfg: dict[str, Any] | None) -> tuple[str, ...]:
+    """The decoder block the census knows for the draft's first declared architecture (``block_layouts``), or ``()``
+    when it knows none (the draft is then judged from its own layers)."""
+    archs = (cfg or {}).get("architectures")
+    arch = archs[0] if isinstance(archs, list) and archs else None
+    return next((names for a, names in fam.block_layouts if a == arch), ())
 
 
 def keyed_body(fam: Family, cfg: dict[str, Any]) -> tuple[str, ...]:

@@ -18,11 +18,11 @@ from typing import Any
 from specscope.audit.architectures import (
     DraftLayout,
     alias_name,
-    rename_prefix,
     config_int,
     declared_architectures,
     fused_spellings,
     medusa_counts,
+    rename_prefix,
 )
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding

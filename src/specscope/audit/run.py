@@ -225,7 +225,26 @@ def _heads(
     undeclared = undeclared_head(ck) if draft is None else None
     if undeclared is not None:
         return [undeclared[0]], None, None, undeclared[1]
-    return [], None, draft, ()
+    return _own_layers(ck, draft), None, draft, ()
+
+
+def _own_layers(ck: Checkpoint, draft: DraftLayout | None) -> list[Finding]:
+    """``DRAFT_FORMAT_UNKNOWN/own-layers`` (WARNING): a plain draft model whose architecture's block the census does
+    not know, judged from its own layers (:attr:`.architectures.DraftLayout.unchecked` names what that left out)."""
+    if draft is None or not draft.unchecked:
+        return []
+    archs = (ck.config or {}).get("architectures")
+    arch = ", ".join(str(a) for a in archs) if isinstance(archs, list) and archs else "(none)"
+    leaves = sorted({n.split(".", 3)[-1] for n in draft.unchecked})  # model.layers.{i}.<name>
+    return [
+        finding(
+            "DRAFT_FORMAT_UNKNOWN/own-layers",
+            file="config.json",
+            arch=arch,
+            shown=", ".join(leaves),
+            details={"kind": "own-layers", "architecture": arch, "not_required": list(draft.unchecked)},
+        )
+    ]
 
 
 def _config_unrecognised(ck: Checkpoint) -> list[Finding]:
