@@ -153,3 +153,38 @@ def test_an_unknown_block_judged_from_its_own_layers_is_named(tmp_path: Path) ->
     shapes, cfg = _stripped("LlamaForCausalLM", "llama", "input_layernorm.weight")
     r = _draft_pair(tmp_path / "llama", shapes, cfg)
     assert [f.code for f in r.errors] == ["DRAFT_TENSORS_MISSING"], _errors(r)
+
+
+def _gemma3(layers: int, drop: str = "") -> tuple[dict[str, list[int]], dict]:
+    """vLLM gemma3.py @004dc924 Gemma3DecoderLayer: four norms, q/k/v/o with q_norm / k_norm, gate/up/down; tied."""
+    shapes: dict[str, list[int]] = {"model.embed_tokens.weight": [V, H], "model.norm.weight": [H]}
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        shapes |= layer(p) | {p + n: [H] for n in ("pre_feedforward_layernorm.weight", "post_feedforward_layernorm.weight")}
+        shapes |= {p + "self_attn.q_norm.weight": [8], p + "self_attn.k_norm.weight": [8]}
+        shapes.pop(p + drop, None)
+    cfg = dense_config(layers, V, architectures=["Gemma3ForCausalLM"], model_type="gemma3_text")
+    return shapes, cfg | {"tie_word_embeddings": True}
+
+
+def test_a_gemma3_draft_is_judged_by_its_block(tmp_path: Path) -> None:
+    """A Gemma-3 draft without pre_feedforward_layernorm in any layer passed with exit 0 (not a Llama name, so the
+    own-layers check could not see it)."""
+    r = _draft_pair(tmp_path, *_gemma3(2), *_gemma3(3))
+    assert r.errors == [] and r.exit_code == 0, _errors(r)
+    r = _draft_pair(tmp_path / "strip", *_gemma3(2, "pre_feedforward_layernorm.weight"), *_gemma3(3))
+    (f,) = r.errors
+    assert f.code == "DRAFT_TENSORS_MISSING" and "model.layers.1.pre_feedforward_layernorm.weight" in f.message
+
+
+def test_eagle3_mla_first_layer_attends_over_embedding_and_hidden(tmp_path: Path) -> None:
+    """SGLang kimi_k25_eagle3.py @054a1cef rebuilds fused_qkv_a_proj_with_mqa (q_a_proj + kv_a_proj_with_mqa) over
+    2 * hidden_size, as vLLM deepseek_eagle3.py @03590193 builds layer 0's MLA over [embedding; hidden]: a projection
+    over hidden_size alone fails the load (it passed with exit 0)."""
+    case = _mla()
+    shapes = {**case.shapes, "midlayer.self_attn.q_a_proj.weight": [8, H]}
+    shapes["midlayer.self_attn.kv_a_proj_with_mqa.weight"] = [12, H]
+    r = _draft_pair(tmp_path, shapes, case.config)
+    (f,) = r.errors
+    assert f.code == "DRAFT_TENSOR_SHAPE" and "midlayer.self_attn.q_a_proj.weight" in f.message, _errors(r)
+    assert "midlayer.self_attn.kv_a_proj_with_mqa.weight" in f.message
