@@ -160,7 +160,8 @@ def _gemma3(layers: int, drop: str = "") -> tuple[dict[str, list[int]], dict]:
     shapes: dict[str, list[int]] = {"model.embed_tokens.weight": [V, H], "model.norm.weight": [H]}
     for i in range(layers):
         p = f"model.layers.{i}."
-        shapes |= layer(p) | {p + n: [H] for n in ("pre_feedforward_layernorm.weight", "post_feedforward_layernorm.weight")}
+        norms = ("pre_feedforward_layernorm.weight", "post_feedforward_layernorm.weight")
+        shapes |= layer(p) | {p + n: [H] for n in norms}
         shapes |= {p + "self_attn.q_norm.weight": [8], p + "self_attn.k_norm.weight": [8]}
         shapes.pop(p + drop, None)
     cfg = dense_config(layers, V, architectures=["Gemma3ForCausalLM"], model_type="gemma3_text")
@@ -188,3 +189,20 @@ def test_eagle3_mla_first_layer_attends_over_embedding_and_hidden(tmp_path: Path
     (f,) = r.errors
     assert f.code == "DRAFT_TENSOR_SHAPE" and "midlayer.self_attn.q_a_proj.weight" in f.message, _errors(r)
     assert "midlayer.self_attn.kv_a_proj_with_mqa.weight" in f.message
+
+
+def test_eagle3_later_layers_attend_over_hidden_only(tmp_path: Path) -> None:
+    """vLLM llama_eagle3.py (``qkv_input_size = 2 * self.hidden_size if layer_idx == 0 else self.hidden_size``): a
+    two-layer EAGLE-3 draft whose layer 1 q_proj takes 2 * hidden_size fails the load (it passed with exit 0)."""
+    from .ckmaker import eagle3_first
+    from .test_families import CASES
+
+    cfg = {**CASES["eagle3"].config, "num_hidden_layers": 2}
+    shapes = {"fc.weight": [H, 3 * H], "norm.weight": [H], "lm_head.weight": [V, H]}
+    shapes |= layer("layers.0.", eagle3_first()) | layer("layers.1.")
+    target = (dense_model(4, V), dense_config(4, V))
+    r = _draft_pair(tmp_path, shapes, cfg, *target)
+    assert r.errors == [] and r.exit_code == 0, _errors(r)
+    r = _draft_pair(tmp_path / "wide", {**shapes, "layers.1.self_attn.q_proj.weight": [H, 2 * H]}, cfg, *target)
+    (f,) = r.errors
+    assert f.code == "DRAFT_TENSOR_SHAPE" and "layers.1.self_attn.q_proj.weight" in f.message, _errors(r)
