@@ -206,3 +206,30 @@ def test_eagle3_later_layers_attend_over_hidden_only(tmp_path: Path) -> None:
     r = _draft_pair(tmp_path / "wide", {**shapes, "layers.1.self_attn.q_proj.weight": [H, 2 * H]}, cfg, *target)
     (f,) = r.errors
     assert f.code == "DRAFT_TENSOR_SHAPE" and "layers.1.self_attn.q_proj.weight" in f.message, _errors(r)
+
+
+def _awq_draft(method: str, **qc: object) -> tuple[dict[str, list[int]], dict]:
+    """A Llama draft in AutoAWQ / GPTQ's packed names (qweight, qzeros, scales), lm_head and norms in BF16."""
+    shapes: dict[str, list[int]] = {"model.embed_tokens.weight": [V, H], "model.norm.weight": [H]}
+    shapes["lm_head.weight"] = [V, H]
+    modules = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj")
+    modules += ("mlp.gate_proj", "mlp.up_proj", "mlp.down_proj")
+    for i in range(2):
+        p = f"model.layers.{i}."
+        shapes |= {p + "input_layernorm.weight": [H], p + "post_attention_layernorm.weight": [H]}
+        for m in modules:
+            shapes |= {f"{p}{m}.qweight": [H, 2], f"{p}{m}.qzeros": [1, 2], f"{p}{m}.scales": [1, H]}
+    config = {"quant_method": method, "bits": 4, "group_size": 128, **qc}
+    return shapes, dense_config(2, V, quantization_config=config)
+
+
+@pytest.mark.parametrize("method", ["awq", "gptq"])
+def test_a_4bit_draft_keeps_its_lm_head_unquantized(tmp_path: Path, method: str) -> None:
+    """vLLM awq_marlin.py @0322f292 / gptq_marlin.py @00161ce0 (what awq / gptq checkpoints run as on CUDA) quantize
+    ParallelLMHead only with the config's ``lm_head`` true: a BF16 lm_head beside AWQ / GPTQ layers is what AutoAWQ and
+    GPTQModel publish; it was MTP_UNQUANTIZED_NOT_EXCLUDED (exit 1)."""
+    r = _draft_pair(tmp_path, *_awq_draft(method))
+    assert r.errors == [] and r.exit_code == 0, _errors(r)
+    r = _draft_pair(tmp_path / "lm_head", *_awq_draft(method, lm_head=True))
+    assert [f.code for f in r.errors] == ["MTP_UNQUANTIZED_NOT_EXCLUDED"], _errors(r)
+    assert "lm_head" in r.errors[0].message
