@@ -5,6 +5,19 @@
   ``model.layers.{i}.self_attn.q_proj`` ...): its loader passes a name under ``model.`` / ``lm_head.`` through as
   spelled to LlamaForCausalLM.load_weights, so both spellings load; the HF one was DRAFT_TENSORS_MISSING asking for
   ``eagle_linear.weight`` (exit 1).
+- EAGLE-3 over MLA (eagle3_deepseek): SGLang's legacy ``use_aux_norm`` (read as ``fc_norm``), the query side by
+  ``q_lora_rank``, layer 0's q_a / kv_a projections over 2 * hidden; EAGLE-3 layers after the first over hidden.
+- Plain draft models judged by their architecture's known block (Llama / Qwen2 / Mistral / Gemma-3 / OLMo-2 ...), an
+  unknown block from its own layers with DRAFT_FORMAT_UNKNOWN/own-layers; AWQ / GPTQ drafts with a BF16 lm_head.
+- Checked right and not kept as tests (header-only, shapes shrunk): GLM-4.5-Air MoE MTP (complete, one expert or
+  eh_proj removed), DeepSeek-V3 block-FP8 MTP, DeepSeek ModelOpt FP8 with the MTP layer excluded / not excluded,
+  Qwen3-Next MoE MTP (complete, a shared-expert tensor removed), Qwen3.5-MoE compressed-tensors NVFP4 with
+  ``re:.*mtp.*`` ignored, ERNIE-4.5 MoE MTP, Step-3.5 with 3 MTP layers, Kimi-K2 with 0 layers, GLM-4.6 with its MTP
+  layer dropped, EAGLE-3 with draft_vocab_size == vocab_size (with / without lm_head), EAGLE-3 norm_before_fc,
+  SGLang's Qwen2 EAGLE with fc.bias, Phi-3 drafts with fused qkv / gate_up (complete and stripped), a tied Llama
+  draft, Medusa heads under medusa_heads.*, Qwen2.5-VL and Qwen3-MoE given as drafts.
+- Left: vLLM's ``cross_vocab_method`` is not in vllm/config/speculative.py @002e77c1 (only
+  ``use_heterogeneous_vocab``, which DRAFT_VOCAB_SIZE_DIFFERS's fix already names).
 """
 
 from __future__ import annotations
