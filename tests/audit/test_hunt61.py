@@ -246,3 +246,29 @@ def test_a_4bit_draft_keeps_its_lm_head_unquantized(tmp_path: Path, method: str)
     r = _draft_pair(tmp_path / "lm_head", *_awq_draft(method, lm_head=True))
     assert [f.code for f in r.errors] == ["MTP_UNQUANTIZED_NOT_EXCLUDED"], _errors(r)
     assert "lm_head" in r.errors[0].message
+
+
+def _block_rows() -> list[tuple[str, tuple[str, ...]]]:
+    from specscope.audit.architectures import family
+
+    return list(family("draft_model").block_layouts)
+
+
+@pytest.mark.parametrize(("arch", "block"), _block_rows(), ids=[a for a, _ in _block_rows()])
+def test_every_known_block_row(tmp_path: Path, arch: str, block: tuple[str, ...]) -> None:
+    """Each row of the draft_model block census: a draft holding the block in every layer exits 0; the block's last
+    name removed from every layer is DRAFT_TENSORS_MISSING naming it."""
+
+    def make(layers: int, drop: str = "") -> tuple[dict[str, list[int]], dict]:
+        shapes: dict[str, list[int]] = {"model.embed_tokens.weight": [V, H], "model.norm.weight": [H]}
+        for i in range(layers):
+            shapes |= {f"model.layers.{i}.{n}": ([H] if "norm" in n else [H, H]) for n in block if n != drop}
+        cfg = dense_config(layers, V, architectures=[arch], model_type=arch.lower())
+        return shapes, cfg | {"tie_word_embeddings": True}
+
+    r = _draft_pair(tmp_path, *make(2), *make(3))
+    assert r.errors == [] and r.exit_code == 0, _errors(r)
+    assert [f for f in r.warnings if f.code == "DRAFT_FORMAT_UNKNOWN"] == []
+    r = _draft_pair(tmp_path / "strip", *make(2, block[-1]), *make(3))
+    (f,) = r.errors
+    assert f.code == "DRAFT_TENSORS_MISSING" and f"model.layers.1.{block[-1]}" in f.message, _errors(r)

@@ -687,11 +687,12 @@ def eagle_para_norms_declared(config: dict[str, Any] | None) -> bool:
     return any(c.get(k) is True for c in (cfg, network_config(cfg)) for k in ("add_para_norm", "layernorms"))
 
 
-def in_family_layout(fam: Family, names: list[str] | set[str]) -> bool:
-    """Whether ``names`` hold one of the family's ``layout_marks`` (always, for a family without marks): a plain draft
-    model is judged by the Llama layout only when it is in it. vLLM draft_model.py runs the draft whole with its own
-    architecture's loader, e.g. falcon_h1.py @0189427 (model.final_layernorm, feed_forward / mamba layers)."""
-    if not fam.layout_marks:
+def in_family_layout(fam: Family, names: list[str] | set[str], config: dict[str, Any] | None = None) -> bool:
+    """Whether ``names`` hold one of the family's ``layout_marks`` (always, for a family without marks, and for a
+    draft whose architecture's block the census knows: :func:`known_block`): a plain draft model is judged by the
+    Llama layout only when it is in it. vLLM draft_model.py runs the draft whole with its own architecture's loader,
+    e.g. falcon_h1.py @0189427 (model.final_layernorm, feed_forward / mamba layers)."""
+    if not fam.layout_marks or known_block(fam, config):
         return True
     marks = [re.compile(re.escape(m).replace(re.escape("{i}"), r"\d+")) for m in fam.layout_marks]
     return any(m.match(n) for n in names for m in marks)

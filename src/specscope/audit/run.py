@@ -159,7 +159,8 @@ def _unmatched_draft_model(ck: Checkpoint, layout: DraftLayout) -> Finding | Non
         "examples": ", ".join(names[:3]),
         "details": {"architecture": arch, "nearest": layout.family.key, "tensors": len(names)},
     }
-    if names and not in_family_layout(layout.family, names):  # a causal LM of its own layout (Falcon-H1, Nemotron-H)
+    # a causal LM of its own layout (Falcon-H1, Nemotron-H), unless the census knows its architecture's block
+    if names and not in_family_layout(layout.family, names, ck.config):
         return finding("DRAFT_FORMAT_UNKNOWN/own-layout", marks=", ".join(layout.family.layout_marks), **seen)
     if not names or any(n in names for n in layout.required):
         return None
