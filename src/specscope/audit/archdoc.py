@@ -227,6 +227,18 @@ def families_table() -> str:
     return "\n".join(lines)
 
 
+def draft_blocks_table() -> str:
+    """One row per decoder block a plain draft model is judged by (``[families.draft_model.block_layouts]``): the
+    architectures that have it and the names each layer must hold."""
+    by_block: dict[tuple[str, ...], list[str]] = {}
+    for arch, names in families()["draft_model"].block_layouts:
+        by_block.setdefault(names, []).append(arch)
+    lines = ["| architectures | each layer holds (under `model.layers.{i}.`) |", "|---|---|"]
+    for names, archs in by_block.items():
+        lines.append(f"| {', '.join(archs)} | {_cell(_names('', names))} |")
+    return "\n".join(lines)
+
+
 def registry_table() -> str:
     """One row per census row: engine, what it keys on, what it loads, the source read, the judging family."""
     lines = [
@@ -318,7 +330,12 @@ def corpus_table(corpus: dict[str, Any]) -> str:
 
 
 #: block name -> renderer
-BLOCKS = {"families": families_table, "census": registry_table, "gguf-architectures": gguf_architectures_table}
+BLOCKS = {
+    "families": families_table,
+    "draft-blocks": draft_blocks_table,
+    "census": registry_table,
+    "gguf-architectures": gguf_architectures_table,
+}
 
 
 def render(doc: str, corpus: dict[str, Any] | None = None) -> str:

@@ -84,6 +84,8 @@ class Family:
     source_example: str
     engines: str
     body_names: tuple[str, ...] = ()
+    #: (config key, names added when it is set, names added when it is absent or null) of the body table
+    body_keyed: tuple[str, tuple[str, ...], tuple[str, ...]] = ("", (), ())
     #: config key of a pattern string with one character per physical layer of one draft step (Nemotron-H
     #: ``mtp_hybrid_override_pattern``): the step's last layer holds ``end_norm``
     pattern_key: str = ""
@@ -142,6 +144,9 @@ class Family:
     #: (stored prefix, the loader's prefix) pairs of another spelling of the family's own names (the speculators
     #: format's EAGLE-1 ``fusion_fc.`` for ``fc.``): a stored name so spelled is judged as the loader's name
     name_aliases: tuple[tuple[str, str], ...] = ()
+    #: (architecture, its decoder block's names) for a plain draft model whose architecture's block the census knows
+    #: (``[families.draft_model.block_layouts]``): each layer must hold the whole block
+    block_layouts: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def _tuple(entry: dict[str, Any], name: str) -> tuple[str, ...]:
@@ -154,6 +159,11 @@ def families() -> dict[str, Family]:
     """Family key -> :class:`Family`, in table order (detection order: drafts are tried in this order)."""
     raw = tomllib.loads(resources.files(__package__).joinpath(_TABLE).read_text(encoding="utf-8"))
     bodies = {k: tuple(v["required"]) for k, v in raw.get("bodies", {}).items()}
+    keyed = {
+        k: (str(v["keyed"]), _tuple(v, "keyed_set"), _tuple(v, "keyed_unset"))
+        for k, v in raw.get("bodies", {}).items()
+        if "keyed" in v
+    }
     out: dict[str, Family] = {}
     table = raw["families"]
     for key, entry in table.items():
@@ -183,6 +193,7 @@ def families() -> dict[str, Family]:
             source_example=str(merged.get("source_example", "")),
             engines=" ".join(str(merged.get("engines", "")).split()),
             body_names=bodies.get(body, ()),
+            body_keyed=keyed.get(body, ("", (), ())),
             pattern_key=str(merged.get("pattern_key", "")),
             layout_marks=_tuple(merged, "layout_marks"),
             pattern_list_key=str(merged.get("pattern_list_key", "")),
@@ -203,6 +214,7 @@ def families() -> dict[str, Family]:
             loader_names=_tuple(merged, "loader_names"),
             unread_skipped=_tuple(merged, "unread_skipped"),
             name_aliases=tuple((str(k), str(v)) for k, v in dict(merged.get("name_aliases", {})).items()),
+            block_layouts=tuple((str(k), bodies[str(v)]) for k, v in dict(merged.get("block_layouts", {})).items()),
         )
     return out
 
@@ -454,6 +466,7 @@ class DraftLayout:
         graft_prefix: what ``specscope surgery graft --prefix`` copies (empty for separate drafts).
         layer_prefixes: one prefix per draft layer.
         template_prefix: the main layer an MTP decoder layer mirrors (``model.layers.3.``), None when there is none.
+        unchecked: layer names not required because the draft's own layers hold none of them (unknown block).
     """
 
     family: Family
@@ -466,6 +479,9 @@ class DraftLayout:
     graft_prefix: str
     layer_prefixes: tuple[str, ...] = field(default=())
     template_prefix: str | None = None
+    #: a plain draft model of an architecture whose block the census does not know: the layer names of the Llama
+    #: block no layer holds, taken as the architecture's and not required (DRAFT_FORMAT_UNKNOWN/own-layers)
+    unchecked: tuple[str, ...] = ()
 
     @property
     def fusion_tensor(self) -> str | None:
@@ -638,13 +654,16 @@ EAGLE3_FUSION_FAMILIES = ("eagle3", "eagle3_deepseek")
 def eagle3_fusion(cfg: dict[str, Any] | None, family_key: str = "eagle3") -> Eagle3Fusion:
     """:class:`Eagle3Fusion` of an EAGLE-3 draft config (the top level, and its ``eagle_config``). For the DeepSeek
     MLA variant (``eagle3_deepseek``: vLLM deepseek_eagle3.py @03590193) fc is always built, over the same ``n_aux``
-    states, with ``fc_norm`` read and neither ``norm_before_fc`` nor ``use_aux_hidden_state``."""
+    states, with ``fc_norm`` (or SGLang's ``use_aux_norm``) read and neither ``norm_before_fc`` nor
+    ``use_aux_hidden_state``."""
     top = cfg or {}
     if family_key == "eagle3_deepseek":
         nested = top.get("eagle_config")
         ids = nested.get("eagle_aux_hidden_state_layer_ids") if isinstance(nested, dict) else None
         n = config_int(top, "num_aux_hidden_states") or (len(ids) if isinstance(ids, list) and ids else 3)
-        return Eagle3Fusion(True, False, bool(top.get("fc_norm", False)), n)
+        # SGLang kimi_k25_eagle3.py @054a1cef also builds fc_norm from the legacy use_aux_norm (vLLM reads fc_norm
+        # alone: rules_draft EAGLE3_AUX_NORM_KEY names the split)
+        return Eagle3Fusion(True, False, bool(top.get("fc_norm") or top.get("use_aux_norm")), n)
     nested = top.get("eagle_config")
     eagle = nested if isinstance(nested, dict) else {}
     before = bool(eagle.get("norm_before_fc", top.get("norm_before_fc", False)))
@@ -668,11 +687,12 @@ def eagle_para_norms_declared(config: dict[str, Any] | None) -> bool:
     return any(c.get(k) is True for c in (cfg, network_config(cfg)) for k in ("add_para_norm", "layernorms"))
 
 
-def in_family_layout(fam: Family, names: list[str] | set[str]) -> bool:
-    """Whether ``names`` hold one of the family's ``layout_marks`` (always, for a family without marks): a plain draft
-    model is judged by the Llama layout only when it is in it. vLLM draft_model.py runs the draft whole with its own
-    architecture's loader, e.g. falcon_h1.py @0189427 (model.final_layernorm, feed_forward / mamba layers)."""
-    if not fam.layout_marks:
+def in_family_layout(fam: Family, names: list[str] | set[str], config: dict[str, Any] | None = None) -> bool:
+    """Whether ``names`` hold one of the family's ``layout_marks`` (always, for a family without marks, and for a
+    draft whose architecture's block the census knows: :func:`known_block`): a plain draft model is judged by the
+    Llama layout only when it is in it. vLLM draft_model.py runs the draft whole with its own architecture's loader,
+    e.g. falcon_h1.py @0189427 (model.final_layernorm, feed_forward / mamba layers)."""
+    if not fam.layout_marks or known_block(fam, config):
         return True
     marks = [re.compile(re.escape(m).replace(re.escape("{i}"), r"\d+")) for m in fam.layout_marks]
     return any(m.match(n) for n in names for m in marks)
@@ -759,6 +779,7 @@ def draft_layout(
         fam.layer_prefix.format(i=i, n=n_main + i, main=main, head=head) for i in range(n_layers) if fam.layer_prefix
     )
     groups: list[tuple[str, tuple[str, ...]]] = []
+    unchecked: tuple[str, ...] = ()
     template: str | None = None
     if fam.layer_body == "medusa":
         groups = _medusa_groups(tc, n_layers)
@@ -784,13 +805,10 @@ def draft_layout(
             body, index, template = _layer_template(name_list, skip=own, prefer_index=prefer)
             label = f"as main layer {index}" if index is not None else "a dense layer: no main layer found"
         else:
-            body = tuple(n for n in fam.body_names if n not in fam.layer_optional)
+            body = tuple(n for n in fam.body_names + keyed_body(fam, tc) if n not in fam.layer_optional)
             label = "the draft's own layer"
-        held = {n[len(lp) :] for n in name_list for lp in layer_prefixes if n.startswith(lp)}
-        for i, p in enumerate(layer_prefixes):
-            layer_body = _own_layer_body(body, p, name_list, held) if fam.key == "draft_model" else body
-            if layer_body:  # layer_body "none": the loader's decoder layer is not judged tensor by tensor
-                groups.append((f"decoder layer {i} ({label})", tuple(p + b for b in layer_body)))
+        layer_groups, unchecked = _layer_groups(fam, cfg, body, layer_prefixes, name_list)
+        groups += [(f"decoder layer {i} ({label})", g) for i, g in layer_groups]
     share = list(fam.shareable)
     if fam.vocab_map == "eagle3" and "lm_head.weight" not in [n for _, g in groups for n in g]:
         share.append("lm_head.weight")
@@ -811,6 +829,7 @@ def draft_layout(
         graft,
         layer_prefixes,
         template,
+        unchecked,
     )
 
 
@@ -822,12 +841,63 @@ def is_stage_embedding(fam: Family, name: str) -> bool:
     return fam.key == "mlp_speculator" and len(parts) == 3 and parts[0] == "emb" and parts[1].isdigit()
 
 
+def _layer_groups(
+    fam: Family, cfg: dict[str, Any] | None, body: tuple[str, ...], prefixes: tuple[str, ...], names: list[str]
+) -> tuple[list[tuple[int, tuple[str, ...]]], tuple[str, ...]]:
+    """``([(layer index, required names)], unchecked)``: each draft layer's ``body`` under its prefix (none for an
+    empty body: the loader's decoder layer is not judged tensor by tensor). A plain draft model is judged by its
+    architecture's known block (:func:`known_block`), else from its own layers (:func:`_own_layer_body`), and then
+    ``unchecked`` lists the names of ``body`` that no layer holds and were therefore not required."""
+    block = known_block(fam, cfg)
+    held = {n[len(lp) :] for n in names for lp in prefixes if n.startswith(lp)}
+    out: list[tuple[int, tuple[str, ...]]] = []
+    unchecked: list[str] = []
+    for i, p in enumerate(prefixes):
+        layer_body = body
+        if fam.key == "draft_model":
+            layer_body = _own_layer_body(block or body, p, names, set() if block else held)
+            full = () if block else _own_layer_body(body, p, names, set())
+            unchecked += [p + b for b in full if b not in layer_body]
+        if layer_body:
+            out.append((i, tuple(p + b for b in layer_body)))
+    return out, tuple(unchecked)
+
+
+def known_block(fam: Family, cfg: dict[str, Any] | None) -> tuple[str, ...]:
+    """The decoder block the census knows for the draft's first declared architecture (``block_layouts``), or ``()``
+    when it knows none (the draft is then judged from its own layers)."""
+    archs = (cfg or {}).get("architectures")
+    arch = archs[0] if isinstance(archs, list) and archs else None
+    return next((names for a, names in fam.block_layouts if a == arch), ())
+
+
+def keyed_body(fam: Family, cfg: dict[str, Any]) -> tuple[str, ...]:
+    """The layer names the family's body table adds by a config key (``keyed``): ``keyed_set`` when ``cfg`` gives it
+    a value other than null, else ``keyed_unset`` (DeepSeek MLA's query side by ``q_lora_rank``)."""
+    key, when_set, when_unset = fam.body_keyed
+    if not key:
+        return ()
+    return when_set if cfg.get(key) is not None else when_unset
+
+
+def rename_prefix(prefix: str, to: str, name: str) -> str | None:
+    """``name`` with its leading ``prefix`` replaced by ``to`` (``{i}`` in both: the same layer index), or None when
+    ``name`` does not start with ``prefix``: ``rename_prefix("model.layers.{i}.mlp.up_proj.",
+    "layers.{i}.feed_forward.w3.", "model.layers.2.mlp.up_proj.weight")`` is ``"layers.2.feed_forward.w3.weight"``."""
+    if "{i}" not in prefix:
+        return to + name[len(prefix) :] if name.startswith(prefix) else None
+    head, _, tail = prefix.partition("{i}")
+    m = re.match(re.escape(head) + r"(\d+)" + re.escape(tail), name)
+    return to.replace("{i}", m.group(1)) + name[m.end() :] if m else None
+
+
 def alias_name(fam: Family, name: str) -> str:
     """``name`` as the family's loader renames it (EAGLE-3 / DFlash ``midlayer.`` -> ``layers.0.``; the family's
     ``name_aliases``, e.g. the speculators format's ``fusion_fc.`` -> ``fc.``)."""
     for stored, own in fam.name_aliases:
-        if name.startswith(stored):
-            return own + name[len(stored) :]
+        renamed = rename_prefix(stored, own, name)
+        if renamed is not None:
+            return renamed
     for alias in fam.layer_aliases:
         if name.startswith(alias):
             return "layers.0." + name[len(alias) :]

@@ -58,6 +58,7 @@ class QuantView:
         kv_fp8_static: True when a static FP8 KV cache is declared (needs k/v scales).
         kv_desc: short text of the KV declaration (``"FP8"`` / ``"none"``).
         quantized_layers: MIXED_PRECISION per-layer map (ModelOpt), else empty.
+        lm_head_quantized: the config's ``lm_head`` key is true (AWQ / GPTQ: the head is quantized only then).
     """
 
     file: str
@@ -68,6 +69,7 @@ class QuantView:
     kv_fp8_static: bool
     kv_desc: str
     quantized_layers: dict[str, Any] = field(default_factory=dict)
+    lm_head_quantized: bool = False
 
 
 def _kv_from_scheme(scheme: object) -> tuple[bool, str]:
@@ -159,6 +161,7 @@ def quant_views(config: dict[str, Any] | None, hf_quant_config: dict[str, Any] |
             kv_static,
             kv_desc,
             _layer_map(qc.get("quantized_layers")),
+            qc.get("lm_head") is True,
         )
     if isinstance(hf_quant_config, dict):
         q = hf_quant_config.get("quantization")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from specscope.audit.architectures import DraftLayout, config_int
+from specscope.audit.architectures import DraftLayout, config_int, eagle3_fusion
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding, Severity
 from specscope.audit.rules_position import check_positions
@@ -115,6 +115,7 @@ def check_draft_config(
                 finding("EAGLE3_AUX_IDS_INVALID", file=file, ids_key=key, ids=repr(ids), kind=type(ids).__name__)
             )
     out += _eagle3_nested_taps(cfg, target_num_layers, file)
+    out += _eagle3_aux_norm_key(cfg, file) if family == "eagle3_deepseek" else []
     if isinstance(ids, list) and isinstance(target_num_layers, int):
         # the nested list is read by SGLang alone, which taps the input of layer id + 1 (models/llama.py @00239548
         # set_eagle3_layers_to_capture; LlamaModel.forward captures inside range(start_layer, end_layer)): its ids
@@ -235,6 +236,17 @@ def _eagle3_nested_taps(cfg: dict[str, Any], target_num_layers: int | None, file
             },
         )
     ]
+
+
+def _eagle3_aux_norm_key(cfg: dict[str, Any], file: str) -> list[Finding]:
+    """``EAGLE3_AUX_NORM_KEY`` (WARNING): an EAGLE-3 MLA draft declares its per-auxiliary-state norms with the legacy
+    ``use_aux_norm`` and no ``fc_norm``: sgl-project/sglang ``kimi_k25_eagle3.py`` @054a1cef builds ``fc_norm.{i}``
+    from either key, vllm-project/vllm ``deepseek_eagle3.py`` @03590193 from ``fc_norm`` alone."""
+    value = cfg.get("use_aux_norm")
+    if not value or cfg.get("fc_norm"):
+        return []
+    n = eagle3_fusion(cfg, "eagle3_deepseek").n_aux
+    return [finding("EAGLE3_AUX_NORM_KEY", file=file, value=value, last=n - 1, details={"use_aux_norm": value})]
 
 
 def _mask_token(cfg: dict[str, Any], dcfg: dict[str, Any], file: str) -> list[Finding]:

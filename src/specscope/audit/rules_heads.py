@@ -22,6 +22,7 @@ from specscope.audit.architectures import (
     declared_architectures,
     fused_spellings,
     medusa_counts,
+    rename_prefix,
 )
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
@@ -83,10 +84,11 @@ def _as_stored(layout: DraftLayout, names: set[str], required: str) -> str:
     """``required`` in the spelling this checkpoint uses (EAGLE-3 ``midlayer.`` when its other tensors use it; the
     family's ``name_aliases`` when any stored name is so spelled)."""
     pairs = layout.family.name_aliases
-    if any(n.startswith(stored) for n in names for stored, _ in pairs):
+    if any(rename_prefix(stored, own, n) is not None for n in names for stored, own in pairs):
         for stored, own in pairs:
-            if required.startswith(own):
-                return stored + required[len(own) :]
+            renamed = rename_prefix(own, stored, required)
+            if renamed is not None:
+                return renamed
     for alias in layout.family.layer_aliases:
         if required.startswith("layers.0.") and any(n.startswith(alias) for n in names):
             return alias + required[len("layers.0.") :]

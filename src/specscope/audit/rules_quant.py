@@ -61,6 +61,12 @@ PLAIN_LINEAR_EH_PROJ = ("deepseek_mtp", "glm4_moe_mtp")
 #: @00155cde ModelOptQuantConfigBase.get_quant_method: ``isinstance(layer, (LinearBase, ParallelLMHead))``).
 LM_HEAD_UNQUANTIZED_METHODS = ("fp8", "compressed-tensors")
 
+#: Methods that quantize ``ParallelLMHead`` only when the config's ``lm_head`` is true (vllm-project/vllm
+#: vllm/model_executor/layers/quantization/awq_marlin.py @0322f292 and gptq_marlin.py @00161ce0 from_config
+#: ``lm_head_quantized = get_from_keys_or(config, ["lm_head"], default=False)``; CUDA runs awq / gptq checkpoints
+#: with them): AutoAWQ and GPTQModel store the head BF16 with no exclude entry.
+LM_HEAD_KEY_METHODS = ("awq", "awq_marlin", "gptq", "gptq_marlin")
+
 
 def _is(module: str, suffix: str) -> bool:
     return module == suffix or module.endswith("." + suffix)
@@ -78,6 +84,9 @@ def engine_builds_unquantized(view: QuantView, module: str, family: str | None) 
         return "eh_proj is a plain nn.Linear in vLLM's DeepSeek / GLM-4.5 MTP layer (no quant_config)"
     if view.method in LM_HEAD_UNQUANTIZED_METHODS and _is(module, "shared_head.head"):
         return f"shared_head.head is a ParallelLMHead, which {view.method} does not quantize"
+    head = _is(module, "lm_head") or _is(module, "shared_head.head")
+    if view.method in LM_HEAD_KEY_METHODS and not view.lm_head_quantized and head:
+        return f"{module.rpartition('.')[2]} is a ParallelLMHead, which {view.method} quantizes only with lm_head: true"
     if view.method == "fp8" and any(_is(module, s) for s in ENGINE_KEEPS_UNQUANTIZED):
         return f"{module.rpartition('.')[2]} is built unquantized under Fp8Config"
     return None

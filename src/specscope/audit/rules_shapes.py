@@ -282,23 +282,35 @@ def _check_eagle3_fusion(ck: Checkpoint) -> list[Finding]:
 
 
 _QKV = tuple(f"self_attn.{p}.weight" for p in ("q_proj", "k_proj", "v_proj", "qkv_proj"))
+#: the projections over the layer input of EAGLE-3's MLA layer 0 (q_proj without q_lora_rank): SGLang
+#: kimi_k25_eagle3.py @054a1cef fused_qkv_a_proj_with_mqa = ReplicatedLinear(2 * hidden_size, ...)
+_MLA_IN = tuple(f"self_attn.{p}.weight" for p in ("q_a_proj", "kv_a_proj_with_mqa", "q_proj"))
 
 
-def _check_eagle3_first_layer(ck: Checkpoint) -> list[Finding]:
+def _check_eagle3_first_layer(ck: Checkpoint, inputs: tuple[str, ...] = _QKV) -> list[Finding]:
     """``DRAFT_TENSOR_SHAPE``: EAGLE-3's first layer attends over [embedding; hidden] (vLLM ``llama_eagle3.py``
-    @00bd1493: ``qkv_input_size = 2 * hidden_size`` for layer 0), so its q/k/v projections take ``2 * hidden`` inputs;
-    a layer-0 projection stored with another input width fails the loader's shape assertion."""
+    @00bd1493: ``qkv_input_size = 2 * hidden_size`` for layer 0), so its projections of the layer input (``inputs``:
+    q/k/v, or MLA's :data:`_MLA_IN`) take ``2 * hidden`` inputs, those of a later layer ``hidden`` (``qkv_input_size =
+    2 * self.hidden_size if layer_idx == 0 else self.hidden_size``); a projection stored with another input width
+    fails the loader's shape assertion."""
     hidden = config_int(ck.text_config, "hidden_size")
     if hidden is None:
         return []
     bad: list[tuple[str, list[int], list[int]]] = []
     for name, info in sorted(ck.tensors().items()):
         rest = name.removeprefix("midlayer.").removeprefix("layers.0.")
-        if rest == name or rest not in _QKV or len(info.shape) != 2 or info.dtype in PACKED_INT_DTYPES:
+        width = 2 * hidden
+        if rest == name:  # a later layer (layers.{i}, i > 0) runs on the hidden stream alone
+            head, _, rest = name.partition(".")[2].partition(".")
+            width = hidden
+            if not name.startswith("layers.") or not head.isdigit():
+                continue
+        if rest not in inputs or len(info.shape) != 2 or info.dtype in PACKED_INT_DTYPES:
             continue
-        if info.shape[1] != 2 * hidden:
-            bad.append((name, list(info.shape), [info.shape[0], 2 * hidden]))
-    return [_shape_finding(ck, bad, "hidden_size", "EAGLE-3, layer 0 over [embedding; hidden]")] if bad else []
+        if info.shape[1] != width:
+            bad.append((name, list(info.shape), [info.shape[0], width]))
+    what = "EAGLE-3, layer 0 over [embedding; hidden], later layers over hidden"
+    return [_shape_finding(ck, bad, "hidden_size", what)] if bad else []
 
 
 def check_draft_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
@@ -307,6 +319,7 @@ def check_draft_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     if layout.family.key == "mlp_speculator":
         return _check_mlp_speculator(ck, layout)
     out = _check_eagle3_fusion(ck) + _check_eagle3_first_layer(ck) if layout.family.key == "eagle3" else []
+    out += _check_eagle3_first_layer(ck, _MLA_IN) if layout.family.key == "eagle3_deepseek" else []
     out += _check_eagle_para_norms(ck) + _check_eagle_fc_bias(ck, layout) if layout.family.key == "eagle" else []
     return out + _check_fc(ck, layout)
 

@@ -159,7 +159,8 @@ def _unmatched_draft_model(ck: Checkpoint, layout: DraftLayout) -> Finding | Non
         "examples": ", ".join(names[:3]),
         "details": {"architecture": arch, "nearest": layout.family.key, "tensors": len(names)},
     }
-    if names and not in_family_layout(layout.family, names):  # a causal LM of its own layout (Falcon-H1, Nemotron-H)
+    # a causal LM of its own layout (Falcon-H1, Nemotron-H), unless the census knows its architecture's block
+    if names and not in_family_layout(layout.family, names, ck.config):
         return finding("DRAFT_FORMAT_UNKNOWN/own-layout", marks=", ".join(layout.family.layout_marks), **seen)
     if not names or any(n in names for n in layout.required):
         return None
@@ -225,7 +226,26 @@ def _heads(
     undeclared = undeclared_head(ck) if draft is None else None
     if undeclared is not None:
         return [undeclared[0]], None, None, undeclared[1]
-    return [], None, draft, ()
+    return _own_layers(ck, draft), None, draft, ()
+
+
+def _own_layers(ck: Checkpoint, draft: DraftLayout | None) -> list[Finding]:
+    """``DRAFT_FORMAT_UNKNOWN/own-layers`` (WARNING): a plain draft model whose architecture's block the census does
+    not know, judged from its own layers (:attr:`.architectures.DraftLayout.unchecked` names what that left out)."""
+    if draft is None or not draft.unchecked:
+        return []
+    archs = (ck.config or {}).get("architectures")
+    arch = ", ".join(str(a) for a in archs) if isinstance(archs, list) and archs else "(none)"
+    leaves = sorted({n.split(".", 3)[-1] for n in draft.unchecked})  # model.layers.{i}.<name>
+    return [
+        finding(
+            "DRAFT_FORMAT_UNKNOWN/own-layers",
+            file="config.json",
+            arch=arch,
+            shown=", ".join(leaves),
+            details={"kind": "own-layers", "architecture": arch, "not_required": list(draft.unchecked)},
+        )
+    ]
 
 
 def _config_unrecognised(ck: Checkpoint) -> list[Finding]:
