@@ -88,8 +88,26 @@ CASES: dict[str, list[tuple[list[dict[str, str]], int]]] = {
         ([{"role": "system", "content": "detailed thinking on"}, _user("What is 2+2?")], 7),
         ([{"role": "system", "content": "detailed thinking off"}, _user("Name a colour.")], 1),
     ],
+    # wl61, sent as their refusals' jq writes them: XSum sized by its summaries (7 and 8 words), CoQA by the first
+    # answer (6), Magicoder by its solution (7); OpenBookQA's lettered choices, no recorded answer (--max-tokens)
+    "xsum.jsonl": [
+        ([_user("Summarize the article in one sentence.\n\nThe full cost of damage in Newton Stewart is still being "
+                "assessed. Repair work is ongoing in Hawick.")], 7),
+        ([_user("Summarize the article in one sentence.\n\nA fire alarm went off at the Holiday Inn in Hope Street "
+                "at about 04:20.")], 8),
+    ],
+    "coqa_hf.jsonl": [
+        ([_user("The Vatican Apostolic Library is the library of the Holy See.\n\nWhat is the Vatican Apostolic "
+                "Library?")], 6),
+    ],
+    "magicoder_oss.jsonl": [([_user("Write a Python function add(a, b) that returns the sum of two numbers.")], 7)],
+    "openbookqa.jsonl": [
+        ([_user("The sun is responsible for\n\nA. puppies learning new tricks\nB. children growing up and getting "
+                "old\nC. flowers wilting in a vase\nD. plants sprouting, blooming and wilting")], 40),
+    ],
 }  # fmt: skip
 REFUSED = ("guanaco.jsonl", "hermes_function_calling.jsonl", "toxicchat.jsonl", "squad_v1.json", "full_hh_rlhf.jsonl")
+REFUSED += ("xsum.jsonl", "coqa_hf.jsonl", "magicoder_oss.jsonl", "openbookqa.jsonl")
 
 
 def _requests(log: list[dict[str, Any]]) -> list[tuple[str, int]]:

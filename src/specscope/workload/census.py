@@ -34,6 +34,7 @@ __all__ = [
     "SHAREGPT_FIELDS",
     "MEDIA_FIELDS",
     "SHAREGPT4V_REFUSAL",
+    "SHAREGPT4V_LINES_FIX",
     "TRACE_ONLY_FIELDS",
     "SPECSCOPE_TRACE_FIELDS",
     "TIMING_FIELDS",
@@ -433,6 +434,17 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "system message), e.g. jq -c '.params' FILE > OUT.jsonl",
     ),
     (
+        ("story", "questions"),
+        "a CoQA row (stanfordnlp/coqa: `story` the passage, `questions` the conversation's questions and `answers` "
+        "its answers, as lists of strings on the hub or of {`input_text`, `turn_id`} objects in the published JSON; "
+        "each question after the first follows the answers before it; no benchmark client's file reader takes it)",
+        "send the story with its first question, the first answer the recorded answer whose token count is the "
+        'output length (never sent), e.g. jq -c \'{messages: [{role: "user", content: (.story + "\\n\\n" + '
+        '(.questions[0] | if type == "object" then .input_text else . end))}, {role: "assistant", content: (if '
+        '(.answers | type) == "object" then .answers.input_text[0] else .answers[0].input_text end)}]}\' FILE > '
+        "OUT.jsonl",
+    ),
+    (
         ("uid", "ans_id", "model", "messages"),
         "an Arena-Hard-Auto model answer row (`uid`, `ans_id`, `model`, `messages` ending in the model's answer "
         "object: what lmarena/arena-hard-auto gen_answer.py writes under model_answer/; not questions)",
@@ -530,6 +542,72 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "(`model_output` is the recorded answer, never sent)",
     ),
     (
+        ("document", "summary"),
+        "an XSum row (EdinburghNLP/xsum: `document` the BBC article, `summary` its one-sentence reference summary, "
+        "`id`; no benchmark client's file reader takes it, no prompt field)",
+        "write each article with a summarization instruction as messages, its summary the recorded answer whose token "
+        'count is the output length (never sent), e.g. jq -c \'{messages: [{role: "user", content: ("Summarize the '
+        'article in one sentence.\\n\\n" + .document)}, {role: "assistant", content: .summary}], id}\' FILE > '
+        "OUT.jsonl",
+    ),
+    (
+        ("dialogue", "summary"),
+        "a SAMSum row (Samsung/samsum: `dialogue` a chat transcript, `summary` its reference summary, `id`; no "
+        "benchmark client's file reader takes it, no prompt field)",
+        "write each dialogue with a summarization instruction as messages, its summary the recorded answer whose "
+        'token count is the output length (never sent), e.g. jq -c \'{messages: [{role: "user", content: '
+        '("Summarize the dialogue.\\n\\n" + .dialogue)}, {role: "assistant", content: .summary}], id}\' FILE > '
+        "OUT.jsonl",
+    ),
+    (
+        ("ctx", "endings"),
+        "a HellaSwag row (Rowan/hellaswag: `ctx` the context to complete, `endings` four candidate endings, `label` "
+        "the right one's index, `ind`; no benchmark client's file reader takes it, no prompt field)",
+        'send the context with its endings as lettered options, e.g. jq -c \'{prompt: (.ctx + "\\n\\n" + ([.endings '
+        '| to_entries[] | "\\([.key + 65] | implode). \\(.value)"] | join("\\n"))), id: .ind}\' FILE > OUT.jsonl '
+        "(`label` is the answer key, never sent)",
+    ),
+    (
+        ("goal", "sol1", "sol2"),
+        "a PIQA row (ybisk/piqa: `goal`, two solutions `sol1` / `sol2`, `label` the right one; no benchmark "
+        "client's file reader takes it, no prompt field)",
+        'send the goal with its two solutions as options, e.g. jq -c \'{prompt: (.goal + "\\n\\nA. " + .sol1 + '
+        '"\\nB. " + .sol2)}\' FILE > OUT.jsonl (`label` is the answer key, never sent)',
+    ),
+    (
+        ("sentence", "option1", "option2"),
+        "a WinoGrande row (allenai/winogrande: `sentence` with a blank `_`, `option1` / `option2` its fillers, "
+        "`answer` the right one; no benchmark client's file reader takes it, no prompt field)",
+        'send the sentence with its two fillers as options, e.g. jq -c \'{prompt: (.sentence + "\\n\\nA. " + '
+        '.option1 + "\\nB. " + .option2)}\' FILE > OUT.jsonl (`answer` is the answer key, never sent)',
+    ),
+    (
+        ("question_stem", "choices"),
+        "an OpenBookQA row (allenai/openbookqa: `question_stem`, `choices` an object of `text` and `label` lists, "
+        "`answerKey`, `id`; no benchmark client's file reader takes it, no `question` field)",
+        'send the question stem with its lettered choices, e.g. jq -c \'{prompt: (.question_stem + "\\n\\n" + '
+        '([.choices.label, .choices.text] | transpose | map("\\(.[0]). \\(.[1])") | join("\\n"))), id}\' FILE > '
+        "OUT.jsonl (`answerKey` is the answer key, never sent)",
+    ),
+    (
+        ("q_id", "title", "answers"),
+        "an ELI5 row (the Reddit ELI5 dataset of facebookresearch/ELI5 as the `eli5` hub dataset publishes it: "
+        "`q_id`, `title` the question, `selftext` its body, `answers` the Reddit answers with their scores; no "
+        "benchmark client's file reader takes it, no prompt field)",
+        "send the question's title and body as the prompt, e.g. jq -c '{prompt: ([.title, .selftext] | "
+        'map(select(. != "")) | join("\\n\\n")), id: .q_id}\' FILE > OUT.jsonl (the answers are reference answers, '
+        "never sent)",
+    ),
+    (
+        ("seed", "problem", "solution"),
+        "a Magicoder OSS-Instruct row (ise-uiuc/Magicoder-OSS-Instruct-75K: `problem` the generated task, `solution` "
+        "its answer, `seed` the open-source snippet it was generated from, `lang`, `index`; no benchmark client's "
+        "file reader takes it, no prompt field)",
+        "write each problem as messages, its solution the recorded answer whose token count is the output length "
+        '(never sent), e.g. jq -c \'{messages: [{role: "user", content: .problem}, {role: "assistant", content: '
+        ".solution}], id: .index}' FILE > OUT.jsonl",
+    ),
+    (
         ("id", "data"),
         "an `id` / `data` row (stingning/ultrachat: `data` the turns as plain strings, user and assistant "
         "alternating, no roles)",
@@ -572,6 +650,10 @@ PASSAGE_NOTE = (
     + "; ".join(
         f"`{k}`: jq -c '.question = .{k} + \"\\n\\n\" + .question | del(.{k})' FILE > OUT.jsonl" for k in PASSAGE_FIELDS
     )
+    + "; a HotpotQA `context` (hotpotqa/hotpot_qa: its paragraphs as `title` and `sentences` lists on the hub, as "
+    "[title, sentences] pairs in the published JSON array), its paragraphs' sentences joined: jq -c '(if type == "
+    '"array" then .[] else . end) | .question = ((.context | if type == "object" then .sentences else map(.[1]) end '
+    '| map(join("")) | join("\\n\\n")) + "\\n\\n" + .question) | del(.context)\' FILE > OUT.jsonl'
 )
 
 
@@ -848,6 +930,11 @@ SHAREGPT4V_REFUSAL = (
     "JSON Lines)",
     "specscope sends text: drop the image and its <image> tag to send the text conversations: jq '[.[] | "
     'del(.image) | .conversations[].value |= gsub("<image>\\n?"; "")]\' FILE > OUT.json',
+)
+#: :data:`SHAREGPT4V_REFUSAL`'s fix for a JSON Lines file (its jq reads a JSON array: ``.[]`` of a row is its fields)
+SHAREGPT4V_LINES_FIX = (
+    "specscope sends text: drop the image and its <image> tag to send the text conversations: jq -c 'del(.image) | "
+    '.conversations[].value |= gsub("<image>\\n?"; "")\' FILE > OUT.jsonl'
 )
 #: Fields only an SGLang autobench row carries (``AUTOBENCH_RESERVED_FIELDS`` @3f56497e that no other census reader
 #: reads): a row with one is named ``sglang.autobench`` by ``bench --dry-run``.
