@@ -38,6 +38,12 @@ def _converted(name: str, tmp_path: Path) -> Path:
     return out
 
 
+#: vLLM's zeta prompt (NextEditPredictionDataset @0056b87f), the edits and the excerpt in its two slots
+_ZETA = (
+    "### Instruction:\nYou are a code completion assistant and your task is to analyze user edits and then rewrite an "
+    "excerpt that the user provides, suggesting the appropriate edits within the excerpt, taking into account the "
+    "cursor location.\n\n### User Edits:\n\n{}\n\n### User Excerpt:\n\n{}\n\n### Response:\n\n"
+)
 #: file (or a refused file, converted) -> every request its rows must make: (messages, max_tokens)
 CASES: dict[str, list[tuple[list[dict[str, str]], int]]] = {
     "openorca.jsonl": [
@@ -105,9 +111,21 @@ CASES: dict[str, list[tuple[list[dict[str, str]], int]]] = {
         ([_user("The sun is responsible for\n\nA. puppies learning new tricks\nB. children growing up and getting "
                 "old\nC. flowers wilting in a vase\nD. plants sprouting, blooming and wilting")], 40),
     ],
+    # vLLM's AIMODataset: `problem`, sized by `solution` (5, 1, 3 words); NextEditPredictionDataset: the zeta prompt,
+    # sized by `output` from its marker (6, 4, 6 words)
+    "aimo_validation_aime.jsonl": [
+        ([_user("Find the sum of 2 and 3.")], 5), ([_user("What is 3 squared?")], 1), ([_user("What is 10 / 2?")], 3),
+    ],
+    "zeta.jsonl": [
+        ([_user(_ZETA.format('User edited "a.py":\n+x = 1', "```a.py\n<|editable_region_start|>\nx = "
+                             "<|user_cursor_is_here|>\n<|editable_region_end|>\n```"))], 6),
+        ([_user(_ZETA.format('User edited "b.py"', "<|editable_region_start|>\ny<|editable_region_end|>"))], 4),
+        ([_user(_ZETA.format('User edited "c.py"', "<|editable_region_start|>\nz<|editable_region_end|>"))], 6),
+    ],
 }  # fmt: skip
 REFUSED = ("guanaco.jsonl", "hermes_function_calling.jsonl", "toxicchat.jsonl", "squad_v1.json", "full_hh_rlhf.jsonl")
-REFUSED += ("xsum.jsonl", "coqa_hf.jsonl", "magicoder_oss.jsonl", "openbookqa.jsonl")
+REFUSED += ("xsum.jsonl", "coqa_hf.jsonl", "magicoder_oss.jsonl", "openbookqa.jsonl", "aimo_validation_aime.jsonl")
+REFUSED += ("zeta.jsonl",)
 
 
 def _requests(log: list[dict[str, Any]]) -> list[tuple[str, int]]:

@@ -168,18 +168,106 @@ REFUSED: dict[str, tuple[str, list[tuple[list[dict[str, str]], str | None, str |
 REFUSED["coqa_hf.jsonl"] = REFUSED["coqa.jsonl"]
 
 
-@pytest.mark.parametrize("name", sorted(REFUSED))
+#: the wl61 hunt of vLLM's hub dataset readers (vllm/benchmarks/datasets.py @0056b87f): a JSON Lines export of each,
+#: sent as vLLM builds its prompt and sizes its output
+_ZETA = (
+    "### Instruction:\nYou are a code completion assistant and your task is to analyze user edits and then rewrite an "
+    "excerpt that the user provides, suggesting the appropriate edits within the excerpt, taking into account the "
+    "cursor location.\n\n### User Edits:\n\n{}\n\n### User Excerpt:\n\n{}\n\n### Response:\n\n"
+)
+_BLAZEDIT = (
+    "Given a code file, please apply the change requests and generate the new file.\n\nOriginal file:\n```python\n"
+    '{}\n```\n\nChange request:\n{}\n\nPlease generate the new code file in the "New file" section below.'
+)
+HUNTED: dict[str, tuple[str, list[tuple[list[dict[str, str]], str | None, str | None]]]] = {
+    # AIMODataset: `problem` the prompt, the token count of `solution` the output length (was: jq {prompt: .problem})
+    "aimo_validation_aime.jsonl": (
+        "a `problem` row (vLLM's AIMODataset",
+        [
+            (_user("Find the sum of 2 and 3."), "Two plus three is five.", "60"),
+            (_user("What is 3 squared?"), "Nine.", "61"),
+            (_user("What is 10 / 2?"), "It is five.", "62"),
+        ],
+    ),
+    # NextEditPredictionDataset: the zeta prompt, sized by `output` from its marker (was: `input` alone, --max-tokens)
+    "zeta.jsonl": (
+        "a Next Edit Prediction row (zed-industries/zeta",
+        [
+            (
+                _user(
+                    _ZETA.format(
+                        'User edited "a.py":\n+x = 1',
+                        "```a.py\n<|editable_region_start|>\nx = <|user_cursor_is_here|>\n<|editable_region_end|>\n```",
+                    )
+                ),
+                "<|editable_region_start|>\nx = 1\n<|editable_region_end|>\n```",
+                "line 1",
+            ),
+            (
+                _user(_ZETA.format('User edited "b.py"', "<|editable_region_start|>\ny<|editable_region_end|>")),
+                "<|editable_region_start|>\ny = 2<|editable_region_end|>",
+                "line 2",
+            ),
+            (
+                _user(_ZETA.format('User edited "c.py"', "<|editable_region_start|>\nz<|editable_region_end|>")),
+                "<|editable_region_start|>\nz = 3 + 4<|editable_region_end|>",
+                "line 3",
+            ),
+        ],
+    ),
+    # BlazeditDataset's template (was: "no messages/... field")
+    "blazedit_5k.jsonl": (
+        "a BlazEdit row (vdaita/edit_5k_char",
+        [
+            (_user(_BLAZEDIT.format("def add(a, b):\n    return a + b\n", "Add type hints.")), None, "line 1"),
+            (_user(_BLAZEDIT.format("x = 1\n", "Rename x to y.")), None, "line 2"),
+            (_user(_BLAZEDIT.format("print(1)\n", "Print 2 instead.")), None, "line 3"),
+        ],
+    ),
+    # MMVUDataset: question, a space, "A.text" options (was: "a video field (AIPerf SingleTurn / GuideLLM media)")
+    "mmvu.jsonl": (
+        "an MMVU row (yale-nlp/MMVU",
+        [
+            (_user("Which style is shown? A.Baroque B.Cubism C.Gothic"), None, "validation_0"),
+            (_user("Which colour dominates? A.Red B.Blue"), None, "validation_1"),
+            (_user("How many figures? A.One B.Two"), None, "validation_2"),
+        ],
+    ),
+    # VisionArenaDataset: the first turn's first message (was: "an images field (AIPerf SingleTurn / GuideLLM media)")
+    "visionarena_chat.jsonl": (
+        "a VisionArena-Chat row (lmarena-ai/VisionArena-Chat",
+        [
+            (_user("Describe the image."), None, "c0"),
+            (_user("What text is shown?"), None, "c1"),
+            (_user("Count the dogs."), None, "c2"),
+        ],
+    ),
+    "vision_arena_bench.jsonl": (
+        "a vision-arena-bench row (lmarena-ai/vision-arena-bench-v0.1",
+        [
+            (_user("What is in this chart?"), None, "q0"),
+            (_user("Read the sign."), None, "q1"),
+            (_user("Who painted this?"), None, "q2"),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED) + sorted(HUNTED))
 def test_a_public_row_no_reader_takes_is_refused_by_name_with_a_jq_that_sends_it(name: str, tmp_path: Path) -> None:
     """Each was refused with "no messages/... field (keys: ...)" (or CoQA's "question [...] is not a non-empty
-    string"); it is refused by its name and source, and its jq writes rows that specscope reads as the layout's
-    rows: the prompt built as the row's task asks it, the recorded answer (a summary, a solution) sizing the output."""
-    what, rows = REFUSED[name]
+    string", a media field as AIPerf's or GuideLLM's, a `problem` jq that dropped vLLM's output length), or sent
+    otherwise than its reader sends it (zeta's `input` alone); it is refused by its name and source, and its jq writes
+    rows that specscope reads as the layout's rows: the prompt built as the row's task (or vLLM's reader) builds it,
+    the recorded answer (a summary, a solution, zeta's output) sizing the output."""
+    what, rows = {**REFUSED, **HUNTED}[name]
     path = HERE / name
     with pytest.raises(ConfigError) as err:
         load_prompt_file("a", path)
     assert what in str(err.value)
     assert "no messages/conversations" not in str(err.value)
     assert "is not a non-empty string" not in str(err.value)
+    assert "(AIPerf SingleTurn / GuideLLM media)" not in str(err.value)
     prompts = load_prompt_file("a", _run(_jq(err.value.fix or ""), path, tmp_path / "out.jsonl"))
     got = [(p.messages, p.meta.get("recorded_answer"), p.meta.get("row_id")) for p in prompts]
     assert got == rows

@@ -34,6 +34,7 @@ __all__ = [
     "SHAREGPT_FIELDS",
     "MEDIA_FIELDS",
     "SHAREGPT4V_REFUSAL",
+    "VISION_ARENA_REFUSALS",
     "SHAREGPT4V_LINES_FIX",
     "TRACE_ONLY_FIELDS",
     "SPECSCOPE_TRACE_FIELDS",
@@ -317,6 +318,8 @@ BAILIAN_REFUSAL = (
     "and pass that with --trace FILE",
 )
 
+#: vLLM's dataset readers, at the release the census rows read
+_VLLM = "vllm-project/vllm vllm/benchmarks/datasets.py @0056b87f"
 #: AIPerf's trace and agentic layouts that specscope refuses by name: ``(fields that tell the row, what it is, the
 #: fix)``. A row is that layout when it holds every field named (the loaders' own ``can_load`` keys or required
 #: fields, read at the commits of their census rows); checked before any other reading, so that none is read as
@@ -443,6 +446,40 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         '(.questions[0] | if type == "object" then .input_text else . end))}, {role: "assistant", content: (if '
         '(.answers | type) == "object" then .answers.input_text[0] else .answers[0].input_text end)}]}\' FILE > '
         "OUT.jsonl",
+    ),
+    (
+        ("events", "input", "output"),
+        "a Next Edit Prediction row (zed-industries/zeta: `events` the user's edits, `input` the excerpt around the "
+        f"cursor, `output` the rewritten excerpt; vLLM's NextEditPredictionDataset, {_VLLM}, sends `events` and "
+        "`input` in the zeta prompt and sizes the output by `output` from its <|editable_region_start|> marker; "
+        "GuideLLM's mapper would send `input` alone)",
+        "write the zeta prompt as vLLM does, `output` from the marker the recorded answer whose token count is the "
+        'output length (never sent), e.g. jq -c \'{messages: [{role: "user", content: ("### Instruction:\\nYou are '
+        "a code completion assistant and your task is to analyze user edits and then rewrite an excerpt that the "
+        "user provides, suggesting the appropriate edits within the excerpt, taking into account the cursor "
+        'location.\\n\\n### User Edits:\\n\\n" + .events + "\\n\\n### User Excerpt:\\n\\n" + .input + '
+        '"\\n\\n### Response:\\n\\n")}, {role: "assistant", content: (.output | .[(index("<|editable_region_'
+        "start|>\") // -1):])}]}' FILE > OUT.jsonl",
+    ),
+    (
+        ("code", "change_request"),
+        "a BlazEdit row (vdaita/edit_5k_char, vdaita/edit_10k_char: `code` a file, `change_request`, "
+        f"`norm_distance`; vLLM's BlazeditDataset, {_VLLM}, sends them in BlazEdit's template, asking 4000 tokens "
+        "unless told another output length; no prompt field)",
+        "write vLLM's prompt, e.g. jq -c '{prompt: (\"Given a code file, please apply the change requests and "
+        'generate the new file.\\n\\nOriginal file:\\n```python\\n" + .code + "\\n```\\n\\nChange request:\\n" + '
+        '.change_request + "\\n\\nPlease generate the new code file in the \\"New file\\" section below.")}\' '
+        "FILE > OUT.jsonl (--max-tokens 4000 asks what vLLM asks; vLLM skips rows whose `norm_distance` is outside "
+        "its minimum and maximum distance, 0 and 1 by default)",
+    ),
+    (
+        ("video", "question", "choices", "question_type"),
+        "an MMVU row (yale-nlp/MMVU: `video` a video's URL, `question`, `choices` an object of lettered options, "
+        f"`answer`; vLLM's MMVUDataset, {_VLLM}, sends the question, a space and the options as `A.text` joined by "
+        "spaces, with the video, asking 128 tokens unless told another output length; specscope sends text)",
+        "drop the video and send vLLM's prompt text, e.g. jq -c '{prompt: (.question + \" \" + ([.choices | "
+        'to_entries[] | "\\(.key).\\(.value)"] | join(" "))), id}\' FILE > OUT.jsonl (--max-tokens 128 asks what '
+        "vLLM asks; `answer` is the answer key, never sent)",
     ),
     (
         ("uid", "ans_id", "model", "messages"),
@@ -862,7 +899,6 @@ class Layout:
         return self.specscope.startswith("refused")
 
 
-_VLLM = "vllm-project/vllm vllm/benchmarks/datasets.py @0056b87f"
 _SGLANG = "sgl-project/sglang python/sglang/bench_serving.py @0033168f"
 _AIPERF = "ai-dynamo/aiperf src/aiperf/dataset/loader/models.py @0109a64e"
 _GUIDELLM = "vllm-project/guidellm src/guidellm/data/preprocessors/mappers.py @0016f762"
@@ -920,6 +956,25 @@ SHAREGPT_TURNS_NOTE = (
     "do, keep each conversation's first two turns; to send every turn, write the rows as {id, messages} (census "
     "layout vllm.multi_turn)"
 )
+#: VisionArena rows as vLLM's ``VisionArenaDataset`` reads them (@0056b87f ``SUPPORTED_DATASET_PATHS``: the first
+#: turn's first message's text, sent with the row's first image, asking 128 tokens by default), by the field that holds
+#: the turns (each a list of messages): ``(found, fix)``. They were refused as "AIPerf SingleTurn / GuideLLM media".
+VISION_ARENA_REFUSALS: dict[str, tuple[str, str]] = {
+    "conversation": (
+        "a VisionArena-Chat row (lmarena-ai/VisionArena-Chat: `conversation` a list of turns, each a list of "
+        f"messages, `images`; vLLM's VisionArenaDataset, {_VLLM}, sends the first turn's first message with the "
+        "first image, asking 128 tokens unless told another output length; specscope sends text)",
+        "drop the images and send that message's text, e.g. jq -c '{prompt: .conversation[0][0].content, id: "
+        ".conversation_id}' FILE > OUT.jsonl (--max-tokens 128 asks what vLLM asks)",
+    ),
+    "turns": (
+        "a vision-arena-bench row (lmarena-ai/vision-arena-bench-v0.1: `turns` a list of turns, each a list of "
+        f"messages, `images`; vLLM's VisionArenaDataset, {_VLLM}, sends the first turn's first message with the "
+        "first image, asking 128 tokens unless told another output length; specscope sends text)",
+        "drop the images and send that message's text, e.g. jq -c '{prompt: .turns[0][0].content, id: "
+        ".question_id}' FILE > OUT.jsonl (--max-tokens 128 asks what vLLM asks)",
+    ),
+}
 #: What a ShareGPT4V row (``image`` beside ShareGPT ``conversations``, Lin-Chen/ShareGPT4V) is and how to send its
 #: text: vLLM's ``ShareGPTDataset`` (@0056b87f ``sample``: ``entry.get("image")`` sent as the first turn's image) and
 #: SGLang's ``sample_custom_requests`` (custom.py @3c1efe01, a JSON Lines row's ``image`` path) read it; it was

@@ -159,7 +159,10 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "PIQA (`goal`, `sol1`, `sol2`), WinoGrande (`sentence`, `option1`, `option2`) and OpenBookQA "
         "(`question_stem`, `choices`) rows, each jq lettering the options; an ELI5 row (`q_id`, `title`, "
         "`answers`); a Magicoder OSS-Instruct row (`seed`, `problem`, `solution`); a CoQA row (`story`, "
-        "`questions`: stanfordnlp/coqa, hub or published JSON); "
+        "`questions`: stanfordnlp/coqa, hub or published JSON); rows read from the hub with a prompt template, "
+        "each jq building that prompt: zed-industries/zeta (`events`, `input`, `output`, sized by `output`), "
+        "BlazEdit (`code`, `change_request`), MMVU (`video`, `question`, `choices`), VisionArena (`conversation` or "
+        "`turns` of message lists beside `images`); a `problem` row (AIMO: sized by `solution`); "
         'the multi-turn benchmark\'s synthetic conversation config (`"filetype": '
         '"generate_conversations"`)',
         "public datasets no benchmark client's file reader takes; a generator's settings",
