@@ -242,6 +242,15 @@ HUNTED: dict[str, tuple[str, list[tuple[list[dict[str, str]], str | None, str | 
             (_user("Count the dogs."), None, "c2"),
         ],
     ),
+    # SGLang's mmmu reader (benchmark/datasets/mmmu.py @0fc1a4fb): "Question: ...\n\nAnswer: " (was: a media field)
+    "mmmu_math.jsonl": (
+        "an MMMU row (MMMU/MMMU",
+        [
+            (_user("Question: What is the area of the triangle in <image 1>?\n\nAnswer: "), None, "test_Math_1"),
+            (_user("Question: Solve for x in <image 1>.\n\nAnswer: "), None, "test_Math_2"),
+            (_user("Question: How many sides has the shape?\n\nAnswer: "), None, "test_Math_3"),
+        ],
+    ),
     "vision_arena_bench.jsonl": (
         "a vision-arena-bench row (lmarena-ai/vision-arena-bench-v0.1",
         [
@@ -316,3 +325,15 @@ def test_a_sharegpt4v_json_lines_file_gets_a_jq_for_json_lines(tmp_path: Path) -
     (p,) = load_prompt_file("v", _run(_jq(err.value.fix or ""), path, tmp_path / "out.jsonl"))
     assert p.messages == _user("What is shown in the picture?")
     assert p.meta["layout"] == ("sglang.custom",)  # ShareGPT rows as JSON Lines: SGLang's custom reader
+
+
+def test_a_speech_recognition_row_is_named_not_sent_as_its_transcript() -> None:
+    """An openslr/librispeech_asr row (``audio`` a Hugging Face Audio value, ``text`` the reference transcript) was
+    refused as "an audio field (AIPerf SingleTurn / GuideLLM media)" with the fix "remove the media fields", which
+    leaves the transcript to be sent as a prompt: it is named as a speech-recognition row with no chat form."""
+    path = HERE / "librispeech_asr.jsonl"
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("a", path)
+    assert "a speech-recognition row (" in str(err.value)
+    assert "remove the media fields" not in str(err.value)
+    assert (err.value.fix or "").startswith("no specscope form: speech recognition is not a chat workload")

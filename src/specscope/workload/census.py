@@ -35,6 +35,7 @@ __all__ = [
     "MEDIA_FIELDS",
     "SHAREGPT4V_REFUSAL",
     "VISION_ARENA_REFUSALS",
+    "ASR_REFUSAL",
     "SHAREGPT4V_LINES_FIX",
     "TRACE_ONLY_FIELDS",
     "SPECSCOPE_TRACE_FIELDS",
@@ -480,6 +481,15 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "drop the video and send vLLM's prompt text, e.g. jq -c '{prompt: (.question + \" \" + ([.choices | "
         'to_entries[] | "\\(.key).\\(.value)"] | join(" "))), id}\' FILE > OUT.jsonl (--max-tokens 128 asks what '
         "vLLM asks; `answer` is the answer key, never sent)",
+    ),
+    (
+        ("question", "options", "image_1"),
+        "an MMMU row (MMMU/MMMU: `question`, `options` the text of a list, `image_1` ... `image_7`, `answer`; SGLang's "
+        "mmmu reader, sgl-project/sglang python/sglang/benchmark/datasets/mmmu.py @0fc1a4fb sample_mmmu_requests, "
+        'sends "Question: ", the question and "\\n\\nAnswer: " with `image_1`, asking 256 tokens unless told '
+        "another output length, and skips a row without `image_1`; specscope sends text)",
+        'drop the images and send that prompt text, e.g. jq -c \'{prompt: ("Question: " + .question + '
+        '"\\n\\nAnswer: "), id}\' FILE > OUT.jsonl (--max-tokens 256 asks what SGLang asks)',
     ),
     (
         ("uid", "ans_id", "model", "messages"),
@@ -975,6 +985,17 @@ VISION_ARENA_REFUSALS: dict[str, tuple[str, str]] = {
         ".question_id}' FILE > OUT.jsonl (--max-tokens 128 asks what vLLM asks)",
     ),
 }
+#: A speech-recognition row: ``audio`` a Hugging Face ``Audio`` value (``path``, ``array``, ``sampling_rate``), as
+#: openslr/librispeech_asr and the other speech sets of vLLM's ``ASRDataset`` and AIPerf's ``HFASRDatasetLoader`` hold
+#: it, ``text`` its reference transcript; ``(found, fix)``. Its refusal as a media field said to drop the audio, which
+#: would send the transcript as a prompt.
+ASR_REFUSAL = (
+    "a speech-recognition row (`audio` a Hugging Face Audio value of `path`, `array`, `sampling_rate`; `text` its "
+    f"reference transcript: openslr/librispeech_asr and the other speech sets vLLM's ASRDataset, {_VLLM}, and "
+    "AIPerf's HFASRDatasetLoader send as audio for transcription)",
+    "no specscope form: speech recognition is not a chat workload (dropping `audio` would send the reference "
+    "transcript as a prompt)",
+)
 #: What a ShareGPT4V row (``image`` beside ShareGPT ``conversations``, Lin-Chen/ShareGPT4V) is and how to send its
 #: text: vLLM's ``ShareGPTDataset`` (@0056b87f ``sample``: ``entry.get("image")`` sent as the first turn's image) and
 #: SGLang's ``sample_custom_requests`` (custom.py @3c1efe01, a JSON Lines row's ``image`` path) read it; it was

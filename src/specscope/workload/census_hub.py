@@ -169,7 +169,8 @@ HUB_DATASETS: tuple[HubDataset, ...] = (
         f"{_HF_IR}; {_REPO}/mmvu.py @67cd74a3 MMVUDatasetLoader; {_HF_CONV}",
         "those hub ids (vision_arena, llava_onevision streamed)",
         "a question or the first user message with its `image` / `images` / `video`",
-        "refused: the media column by name (specscope sends text) -> drop the media column to send the texts alone",
+        "refused: the media column by name (specscope sends text) -> drop the media column to send the texts alone; an "
+        "MMVU or VisionArena row is named with vLLM's reader and the jq that writes its prompt text",
     ),
     HubDataset(
         "aiperf.hub.asr",
@@ -177,8 +178,8 @@ HUB_DATASETS: tuple[HubDataset, ...] = (
         f"{_REPO}/hf_asr.py @27917cc7 HFASRDatasetLoader",
         "openslr/librispeech_asr, facebook/voxpopuli, speechcolab/gigaspeech, edinburghcstr/ami, kensho/spgispeech",
         "the `audio` column, sent to /v1/audio/transcriptions",
-        "refused: the `audio` column by name (specscope sends chat text) -> no specscope form: speech recognition is "
-        "not a chat workload",
+        "refused: a speech-recognition row by name (`audio` a Hugging Face Audio value; specscope sends chat text) "
+        "-> no specscope form: speech recognition is not a chat workload",
     ),
     HubDataset(
         "aiperf.hub.exgentic",

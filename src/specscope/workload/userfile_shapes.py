@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from specscope.workload.census import (
+    ASR_REFUSAL,
     BEDROCK_CONVERSATION_REFUSAL,
     COHERE_ROLES,
     COHERE_ROLES_REFUSAL,
@@ -59,6 +60,9 @@ def refuse_public_shape(where: str, record: object) -> None:
         raise bad_row(
             where, SHAREGPT_MESSAGES_REFUSAL[0], "`messages` of `role` / `content`", SHAREGPT_MESSAGES_REFUSAL[1]
         )
+    audio = record.get("audio")
+    if isinstance(audio, dict) and ("array" in audio or "sampling_rate" in audio):
+        raise bad_row(where, ASR_REFUSAL[0], "a prompt or messages per row", ASR_REFUSAL[1])
     if (turns := _vision_arena_turns(record)) is not None:
         what, fix = VISION_ARENA_REFUSALS[turns]
         raise bad_row(where, what, "text only", fix)
