@@ -337,3 +337,15 @@ def test_a_speech_recognition_row_is_named_not_sent_as_its_transcript() -> None:
     assert "a speech-recognition row (" in str(err.value)
     assert "remove the media fields" not in str(err.value)
     assert (err.value.fix or "").startswith("no specscope form: speech recognition is not a chat workload")
+
+
+def test_the_published_coqa_file_is_refused_by_name_with_a_jq_over_its_data(tmp_path: Path) -> None:
+    """CoQA's published JSON (``{"version", "data": [rows]}``, coqa-dev-v1.0.json) was refused with "no messages/...
+    field (keys: ['data', 'version'])": it is named, and its jq writes each row of ``data`` as a CoQA row's jq does."""
+    path = HERE / "coqa_dev_v1.json"
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("a", path)
+    assert "a CoQA file (stanfordnlp/coqa" in str(err.value)
+    prompts = load_prompt_file("a", _run(_jq(err.value.fix or ""), path, tmp_path / "out.jsonl"))
+    want = REFUSED["coqa.jsonl"][1]
+    assert [(p.messages, p.meta.get("recorded_answer")) for p in prompts] == [(m, a) for m, a, _ in want]

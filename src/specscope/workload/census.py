@@ -67,6 +67,7 @@ __all__ = [
     "SHAREGPT_TOOL_TAGS",
     "SHAREGPT_MESSAGES_REFUSAL",
     "SQUAD_REFUSAL",
+    "COQA_FILE_REFUSAL",
     "MLPERF_FIELDS",
     "NEMOTRON_POST_TRAINING_LABELS",
     "PASSAGE_FIELDS",
@@ -319,6 +320,13 @@ BAILIAN_REFUSAL = (
     "and pass that with --trace FILE",
 )
 
+#: The jq program that writes a CoQA row (hub or published form) as messages: the story and the first question, the
+#: first answer after them as the recorded answer (:data:`UNREAD_DATASET_ROWS`, :data:`COQA_FILE_REFUSAL`)
+_COQA_JQ = (
+    '{messages: [{role: "user", content: (.story + "\\n\\n" + (.questions[0] | if type == "object" then .input_text '
+    'else . end))}, {role: "assistant", content: (if (.answers | type) == "object" then .answers.input_text[0] else '
+    ".answers[0].input_text end)}]}"
+)
 #: vLLM's dataset readers, at the release the census rows read
 _VLLM = "vllm-project/vllm vllm/benchmarks/datasets.py @0056b87f"
 #: AIPerf's trace and agentic layouts that specscope refuses by name: ``(fields that tell the row, what it is, the
@@ -443,10 +451,7 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "its answers, as lists of strings on the hub or of {`input_text`, `turn_id`} objects in the published JSON; "
         "each question after the first follows the answers before it; no benchmark client's file reader takes it)",
         "send the story with its first question, the first answer the recorded answer whose token count is the "
-        'output length (never sent), e.g. jq -c \'{messages: [{role: "user", content: (.story + "\\n\\n" + '
-        '(.questions[0] | if type == "object" then .input_text else . end))}, {role: "assistant", content: (if '
-        '(.answers | type) == "object" then .answers.input_text[0] else .answers[0].input_text end)}]}\' FILE > '
-        "OUT.jsonl",
+        f"output length (never sent), e.g. jq -c '{_COQA_JQ}' FILE > OUT.jsonl",
     ),
     (
         ("events", "input", "output"),
@@ -712,6 +717,14 @@ NEMOTRON_POST_TRAINING_LABELS = ("category", "license", "reasoning", "generator"
 #: An MLPerf inference row as vLLM's ``MLPerfDataset`` reads it (@0056b87f): the system prompt, the question (a chat
 #: of the two) and the reference answer, whose token count is the request's output length.
 MLPERF_FIELDS = ("system_prompt", "question", "output")
+#: CoQA's published JSON (coqa-train-v1.0.json, coqa-dev-v1.0.json: ``version``, ``data`` of CoQA rows), told by a
+#: row of ``data`` with ``story`` and ``questions``, and the fix. It was refused as "no messages/conversations/...
+#: field (keys: ['data', 'version'])".
+COQA_FILE_REFUSAL = (
+    "a CoQA file (stanfordnlp/coqa's published JSON: `version`, `data` of rows, each a `story` with its `questions` "
+    "and `answers`; not one record per request)",
+    f"write each row of `data` as messages, e.g. jq -c '.data[] | {_COQA_JQ}' FILE > OUT.jsonl",
+)
 #: The published SQuAD JSON (``version``, ``data`` of articles with ``paragraphs``; told by an article's
 #: ``paragraphs``, as ``{"version", "data": [records]}`` is records wrapped in one object) and the fix. It was refused
 #: as "no messages/conversations/... field (keys: ['data', 'version'])".

@@ -13,6 +13,7 @@ from specscope.workload.census import (
     BEDROCK_CONVERSATION_REFUSAL,
     COHERE_ROLES,
     COHERE_ROLES_REFUSAL,
+    COQA_FILE_REFUSAL,
     GEMINI_CONTENTS_REFUSAL,
     GUANACO_REFUSAL,
     GUANACO_TRANSCRIPT,
@@ -56,6 +57,8 @@ def refuse_public_shape(where: str, record: object) -> None:
     articles = record.get("data")
     if isinstance(articles, list) and any(isinstance(a, dict) and "paragraphs" in a for a in articles):
         raise bad_row(where, SQUAD_REFUSAL[0], "a prompt or messages per row", SQUAD_REFUSAL[1])
+    if isinstance(articles, list) and any(isinstance(a, dict) and {"story", "questions"} <= a.keys() for a in articles):
+        raise bad_row(where, COQA_FILE_REFUSAL[0], "a prompt or messages per row", COQA_FILE_REFUSAL[1])
     if _sharegpt_messages(record):
         raise bad_row(
             where, SHAREGPT_MESSAGES_REFUSAL[0], "`messages` of `role` / `content`", SHAREGPT_MESSAGES_REFUSAL[1]
