@@ -38,6 +38,12 @@ def _converted(name: str, tmp_path: Path) -> Path:
     return out
 
 
+#: vLLM's zeta prompt (NextEditPredictionDataset @0056b87f), the edits and the excerpt in its two slots
+_ZETA = (
+    "### Instruction:\nYou are a code completion assistant and your task is to analyze user edits and then rewrite an "
+    "excerpt that the user provides, suggesting the appropriate edits within the excerpt, taking into account the "
+    "cursor location.\n\n### User Edits:\n\n{}\n\n### User Excerpt:\n\n{}\n\n### Response:\n\n"
+)
 #: file (or a refused file, converted) -> every request its rows must make: (messages, max_tokens)
 CASES: dict[str, list[tuple[list[dict[str, str]], int]]] = {
     "openorca.jsonl": [
@@ -88,8 +94,38 @@ CASES: dict[str, list[tuple[list[dict[str, str]], int]]] = {
         ([{"role": "system", "content": "detailed thinking on"}, _user("What is 2+2?")], 7),
         ([{"role": "system", "content": "detailed thinking off"}, _user("Name a colour.")], 1),
     ],
+    # wl61, sent as their refusals' jq writes them: XSum sized by its summaries (7 and 8 words), CoQA by the first
+    # answer (6), Magicoder by its solution (7); OpenBookQA's lettered choices, no recorded answer (--max-tokens)
+    "xsum.jsonl": [
+        ([_user("Summarize the article in one sentence.\n\nThe full cost of damage in Newton Stewart is still being "
+                "assessed. Repair work is ongoing in Hawick.")], 7),
+        ([_user("Summarize the article in one sentence.\n\nA fire alarm went off at the Holiday Inn in Hope Street "
+                "at about 04:20.")], 8),
+    ],
+    "coqa_hf.jsonl": [
+        ([_user("The Vatican Apostolic Library is the library of the Holy See.\n\nWhat is the Vatican Apostolic "
+                "Library?")], 6),
+    ],
+    "magicoder_oss.jsonl": [([_user("Write a Python function add(a, b) that returns the sum of two numbers.")], 7)],
+    "openbookqa.jsonl": [
+        ([_user("The sun is responsible for\n\nA. puppies learning new tricks\nB. children growing up and getting "
+                "old\nC. flowers wilting in a vase\nD. plants sprouting, blooming and wilting")], 40),
+    ],
+    # vLLM's AIMODataset: `problem`, sized by `solution` (5, 1, 3 words); NextEditPredictionDataset: the zeta prompt,
+    # sized by `output` from its marker (6, 4, 6 words)
+    "aimo_validation_aime.jsonl": [
+        ([_user("Find the sum of 2 and 3.")], 5), ([_user("What is 3 squared?")], 1), ([_user("What is 10 / 2?")], 3),
+    ],
+    "zeta.jsonl": [
+        ([_user(_ZETA.format('User edited "a.py":\n+x = 1', "```a.py\n<|editable_region_start|>\nx = "
+                             "<|user_cursor_is_here|>\n<|editable_region_end|>\n```"))], 6),
+        ([_user(_ZETA.format('User edited "b.py"', "<|editable_region_start|>\ny<|editable_region_end|>"))], 4),
+        ([_user(_ZETA.format('User edited "c.py"', "<|editable_region_start|>\nz<|editable_region_end|>"))], 6),
+    ],
 }  # fmt: skip
 REFUSED = ("guanaco.jsonl", "hermes_function_calling.jsonl", "toxicchat.jsonl", "squad_v1.json", "full_hh_rlhf.jsonl")
+REFUSED += ("xsum.jsonl", "coqa_hf.jsonl", "magicoder_oss.jsonl", "openbookqa.jsonl", "aimo_validation_aime.jsonl")
+REFUSED += ("zeta.jsonl",)
 
 
 def _requests(log: list[dict[str, Any]]) -> list[tuple[str, int]]:

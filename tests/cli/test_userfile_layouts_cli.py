@@ -160,6 +160,8 @@ REFUSED: dict[str, tuple[str, str, str]] = {
     # LLaMA-Factory's sharegpt tool tags (tests/data/workload_public/llamafactory_glaive_toolcall.json, SOURCES.md)
     "sharegpt_tool": ("t.jsonl", '{"conversations": [{"from": "human", "value": "MK-Q"}, {"from": "function_call", '
                       '"value": "{}"}]}', ":1: a ShareGPT turn of a tool call or tool result (`from` 'function_call'"),
+    # EdinburghNLP/xsum's columns (tests/data/workload_public/xsum.jsonl, SOURCES.md): was "no messages/... field"
+    "xsum": ("x.jsonl", '{"document": "MK-DOC", "summary": "MK-SUM", "id": "1"}', ":1: an XSum row (EdinburghNLP/xsum"),
     # json.dump(Dataset.to_dict()), pretty-printed
     "columns": ("cols.json", '{"prompt": ["a", "b"],\n "output_tokens_count": [3, 4]}',
                 ":1: one JSON object of columns (2 values each: output_tokens_count, prompt)"),

@@ -34,6 +34,9 @@ __all__ = [
     "SHAREGPT_FIELDS",
     "MEDIA_FIELDS",
     "SHAREGPT4V_REFUSAL",
+    "VISION_ARENA_REFUSALS",
+    "ASR_REFUSAL",
+    "SHAREGPT4V_LINES_FIX",
     "TRACE_ONLY_FIELDS",
     "SPECSCOPE_TRACE_FIELDS",
     "TIMING_FIELDS",
@@ -64,6 +67,7 @@ __all__ = [
     "SHAREGPT_TOOL_TAGS",
     "SHAREGPT_MESSAGES_REFUSAL",
     "SQUAD_REFUSAL",
+    "COQA_FILE_REFUSAL",
     "MLPERF_FIELDS",
     "NEMOTRON_POST_TRAINING_LABELS",
     "PASSAGE_FIELDS",
@@ -316,6 +320,15 @@ BAILIAN_REFUSAL = (
     "and pass that with --trace FILE",
 )
 
+#: The jq program that writes a CoQA row (hub or published form) as messages: the story and the first question, the
+#: first answer after them as the recorded answer (:data:`UNREAD_DATASET_ROWS`, :data:`COQA_FILE_REFUSAL`)
+_COQA_JQ = (
+    '{messages: [{role: "user", content: (.story + "\\n\\n" + (.questions[0] | if type == "object" then .input_text '
+    'else . end))}, {role: "assistant", content: (if (.answers | type) == "object" then .answers.input_text[0] else '
+    ".answers[0].input_text end)}]}"
+)
+#: vLLM's dataset readers, at the release the census rows read
+_VLLM = "vllm-project/vllm vllm/benchmarks/datasets.py @0056b87f"
 #: AIPerf's trace and agentic layouts that specscope refuses by name: ``(fields that tell the row, what it is, the
 #: fix)``. A row is that layout when it holds every field named (the loaders' own ``can_load`` keys or required
 #: fields, read at the commits of their census rows); checked before any other reading, so that none is read as
@@ -433,6 +446,57 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "system message), e.g. jq -c '.params' FILE > OUT.jsonl",
     ),
     (
+        ("story", "questions"),
+        "a CoQA row (stanfordnlp/coqa: `story` the passage, `questions` the conversation's questions and `answers` "
+        "its answers, as lists of strings on the hub or of {`input_text`, `turn_id`} objects in the published JSON; "
+        "each question after the first follows the answers before it; no benchmark client's file reader takes it)",
+        "send the story with its first question, the first answer the recorded answer whose token count is the "
+        f"output length (never sent), e.g. jq -c '{_COQA_JQ}' FILE > OUT.jsonl",
+    ),
+    (
+        ("events", "input", "output"),
+        "a Next Edit Prediction row (zed-industries/zeta: `events` the user's edits, `input` the excerpt around the "
+        f"cursor, `output` the rewritten excerpt; vLLM's NextEditPredictionDataset, {_VLLM}, sends `events` and "
+        "`input` in the zeta prompt and sizes the output by `output` from its <|editable_region_start|> marker; "
+        "GuideLLM's mapper would send `input` alone)",
+        "write the zeta prompt as vLLM does, `output` from the marker the recorded answer whose token count is the "
+        'output length (never sent), e.g. jq -c \'{messages: [{role: "user", content: ("### Instruction:\\nYou are '
+        "a code completion assistant and your task is to analyze user edits and then rewrite an excerpt that the "
+        "user provides, suggesting the appropriate edits within the excerpt, taking into account the cursor "
+        'location.\\n\\n### User Edits:\\n\\n" + .events + "\\n\\n### User Excerpt:\\n\\n" + .input + '
+        '"\\n\\n### Response:\\n\\n")}, {role: "assistant", content: (.output | .[(index("<|editable_region_'
+        "start|>\") // -1):])}]}' FILE > OUT.jsonl",
+    ),
+    (
+        ("code", "change_request"),
+        "a BlazEdit row (vdaita/edit_5k_char, vdaita/edit_10k_char: `code` a file, `change_request`, "
+        f"`norm_distance`; vLLM's BlazeditDataset, {_VLLM}, sends them in BlazEdit's template, asking 4000 tokens "
+        "unless told another output length; no prompt field)",
+        "write vLLM's prompt, e.g. jq -c '{prompt: (\"Given a code file, please apply the change requests and "
+        'generate the new file.\\n\\nOriginal file:\\n```python\\n" + .code + "\\n```\\n\\nChange request:\\n" + '
+        '.change_request + "\\n\\nPlease generate the new code file in the \\"New file\\" section below.")}\' '
+        "FILE > OUT.jsonl (--max-tokens 4000 asks what vLLM asks; vLLM skips rows whose `norm_distance` is outside "
+        "its minimum and maximum distance, 0 and 1 by default)",
+    ),
+    (
+        ("video", "question", "choices", "question_type"),
+        "an MMVU row (yale-nlp/MMVU: `video` a video's URL, `question`, `choices` an object of lettered options, "
+        f"`answer`; vLLM's MMVUDataset, {_VLLM}, sends the question, a space and the options as `A.text` joined by "
+        "spaces, with the video, asking 128 tokens unless told another output length; specscope sends text)",
+        "drop the video and send vLLM's prompt text, e.g. jq -c '{prompt: (.question + \" \" + ([.choices | "
+        'to_entries[] | "\\(.key).\\(.value)"] | join(" "))), id}\' FILE > OUT.jsonl (--max-tokens 128 asks what '
+        "vLLM asks; `answer` is the answer key, never sent)",
+    ),
+    (
+        ("question", "options", "image_1"),
+        "an MMMU row (MMMU/MMMU: `question`, `options` the text of a list, `image_1` ... `image_7`, `answer`; SGLang's "
+        "mmmu reader, sgl-project/sglang python/sglang/benchmark/datasets/mmmu.py @0fc1a4fb sample_mmmu_requests, "
+        'sends "Question: ", the question and "\\n\\nAnswer: " with `image_1`, asking 256 tokens unless told '
+        "another output length, and skips a row without `image_1`; specscope sends text)",
+        'drop the images and send that prompt text, e.g. jq -c \'{prompt: ("Question: " + .question + '
+        '"\\n\\nAnswer: "), id}\' FILE > OUT.jsonl (--max-tokens 256 asks what SGLang asks)',
+    ),
+    (
         ("uid", "ans_id", "model", "messages"),
         "an Arena-Hard-Auto model answer row (`uid`, `ans_id`, `model`, `messages` ending in the model's answer "
         "object: what lmarena/arena-hard-auto gen_answer.py writes under model_answer/; not questions)",
@@ -530,6 +594,72 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "(`model_output` is the recorded answer, never sent)",
     ),
     (
+        ("document", "summary"),
+        "an XSum row (EdinburghNLP/xsum: `document` the BBC article, `summary` its one-sentence reference summary, "
+        "`id`; no benchmark client's file reader takes it, no prompt field)",
+        "write each article with a summarization instruction as messages, its summary the recorded answer whose token "
+        'count is the output length (never sent), e.g. jq -c \'{messages: [{role: "user", content: ("Summarize the '
+        'article in one sentence.\\n\\n" + .document)}, {role: "assistant", content: .summary}], id}\' FILE > '
+        "OUT.jsonl",
+    ),
+    (
+        ("dialogue", "summary"),
+        "a SAMSum row (Samsung/samsum: `dialogue` a chat transcript, `summary` its reference summary, `id`; no "
+        "benchmark client's file reader takes it, no prompt field)",
+        "write each dialogue with a summarization instruction as messages, its summary the recorded answer whose "
+        'token count is the output length (never sent), e.g. jq -c \'{messages: [{role: "user", content: '
+        '("Summarize the dialogue.\\n\\n" + .dialogue)}, {role: "assistant", content: .summary}], id}\' FILE > '
+        "OUT.jsonl",
+    ),
+    (
+        ("ctx", "endings"),
+        "a HellaSwag row (Rowan/hellaswag: `ctx` the context to complete, `endings` four candidate endings, `label` "
+        "the right one's index, `ind`; no benchmark client's file reader takes it, no prompt field)",
+        'send the context with its endings as lettered options, e.g. jq -c \'{prompt: (.ctx + "\\n\\n" + ([.endings '
+        '| to_entries[] | "\\([.key + 65] | implode). \\(.value)"] | join("\\n"))), id: .ind}\' FILE > OUT.jsonl '
+        "(`label` is the answer key, never sent)",
+    ),
+    (
+        ("goal", "sol1", "sol2"),
+        "a PIQA row (ybisk/piqa: `goal`, two solutions `sol1` / `sol2`, `label` the right one; no benchmark "
+        "client's file reader takes it, no prompt field)",
+        'send the goal with its two solutions as options, e.g. jq -c \'{prompt: (.goal + "\\n\\nA. " + .sol1 + '
+        '"\\nB. " + .sol2)}\' FILE > OUT.jsonl (`label` is the answer key, never sent)',
+    ),
+    (
+        ("sentence", "option1", "option2"),
+        "a WinoGrande row (allenai/winogrande: `sentence` with a blank `_`, `option1` / `option2` its fillers, "
+        "`answer` the right one; no benchmark client's file reader takes it, no prompt field)",
+        'send the sentence with its two fillers as options, e.g. jq -c \'{prompt: (.sentence + "\\n\\nA. " + '
+        '.option1 + "\\nB. " + .option2)}\' FILE > OUT.jsonl (`answer` is the answer key, never sent)',
+    ),
+    (
+        ("question_stem", "choices"),
+        "an OpenBookQA row (allenai/openbookqa: `question_stem`, `choices` an object of `text` and `label` lists, "
+        "`answerKey`, `id`; no benchmark client's file reader takes it, no `question` field)",
+        'send the question stem with its lettered choices, e.g. jq -c \'{prompt: (.question_stem + "\\n\\n" + '
+        '([.choices.label, .choices.text] | transpose | map("\\(.[0]). \\(.[1])") | join("\\n"))), id}\' FILE > '
+        "OUT.jsonl (`answerKey` is the answer key, never sent)",
+    ),
+    (
+        ("q_id", "title", "answers"),
+        "an ELI5 row (the Reddit ELI5 dataset of facebookresearch/ELI5 as the `eli5` hub dataset publishes it: "
+        "`q_id`, `title` the question, `selftext` its body, `answers` the Reddit answers with their scores; no "
+        "benchmark client's file reader takes it, no prompt field)",
+        "send the question's title and body as the prompt, e.g. jq -c '{prompt: ([.title, .selftext] | "
+        'map(select(. != "")) | join("\\n\\n")), id: .q_id}\' FILE > OUT.jsonl (the answers are reference answers, '
+        "never sent)",
+    ),
+    (
+        ("seed", "problem", "solution"),
+        "a Magicoder OSS-Instruct row (ise-uiuc/Magicoder-OSS-Instruct-75K: `problem` the generated task, `solution` "
+        "its answer, `seed` the open-source snippet it was generated from, `lang`, `index`; no benchmark client's "
+        "file reader takes it, no prompt field)",
+        "write each problem as messages, its solution the recorded answer whose token count is the output length "
+        '(never sent), e.g. jq -c \'{messages: [{role: "user", content: .problem}, {role: "assistant", content: '
+        ".solution}], id: .index}' FILE > OUT.jsonl",
+    ),
+    (
         ("id", "data"),
         "an `id` / `data` row (stingning/ultrachat: `data` the turns as plain strings, user and assistant "
         "alternating, no roles)",
@@ -572,6 +702,10 @@ PASSAGE_NOTE = (
     + "; ".join(
         f"`{k}`: jq -c '.question = .{k} + \"\\n\\n\" + .question | del(.{k})' FILE > OUT.jsonl" for k in PASSAGE_FIELDS
     )
+    + "; a HotpotQA `context` (hotpotqa/hotpot_qa: its paragraphs as `title` and `sentences` lists on the hub, as "
+    "[title, sentences] pairs in the published JSON array), its paragraphs' sentences joined: jq -c '(if type == "
+    '"array" then .[] else . end) | .question = ((.context | if type == "object" then .sentences else map(.[1]) end '
+    '| map(join("")) | join("\\n\\n")) + "\\n\\n" + .question) | del(.context)\' FILE > OUT.jsonl'
 )
 
 
@@ -583,6 +717,14 @@ NEMOTRON_POST_TRAINING_LABELS = ("category", "license", "reasoning", "generator"
 #: An MLPerf inference row as vLLM's ``MLPerfDataset`` reads it (@0056b87f): the system prompt, the question (a chat
 #: of the two) and the reference answer, whose token count is the request's output length.
 MLPERF_FIELDS = ("system_prompt", "question", "output")
+#: CoQA's published JSON (coqa-train-v1.0.json, coqa-dev-v1.0.json: ``version``, ``data`` of CoQA rows), told by a
+#: row of ``data`` with ``story`` and ``questions``, and the fix. It was refused as "no messages/conversations/...
+#: field (keys: ['data', 'version'])".
+COQA_FILE_REFUSAL = (
+    "a CoQA file (stanfordnlp/coqa's published JSON: `version`, `data` of rows, each a `story` with its `questions` "
+    "and `answers`; not one record per request)",
+    f"write each row of `data` as messages, e.g. jq -c '.data[] | {_COQA_JQ}' FILE > OUT.jsonl",
+)
 #: The published SQuAD JSON (``version``, ``data`` of articles with ``paragraphs``; told by an article's
 #: ``paragraphs``, as ``{"version", "data": [records]}`` is records wrapped in one object) and the fix. It was refused
 #: as "no messages/conversations/... field (keys: ['data', 'version'])".
@@ -780,7 +922,6 @@ class Layout:
         return self.specscope.startswith("refused")
 
 
-_VLLM = "vllm-project/vllm vllm/benchmarks/datasets.py @0056b87f"
 _SGLANG = "sgl-project/sglang python/sglang/bench_serving.py @0033168f"
 _AIPERF = "ai-dynamo/aiperf src/aiperf/dataset/loader/models.py @0109a64e"
 _GUIDELLM = "vllm-project/guidellm src/guidellm/data/preprocessors/mappers.py @0016f762"
@@ -838,6 +979,36 @@ SHAREGPT_TURNS_NOTE = (
     "do, keep each conversation's first two turns; to send every turn, write the rows as {id, messages} (census "
     "layout vllm.multi_turn)"
 )
+#: VisionArena rows as vLLM's ``VisionArenaDataset`` reads them (@0056b87f ``SUPPORTED_DATASET_PATHS``: the first
+#: turn's first message's text, sent with the row's first image, asking 128 tokens by default), by the field that holds
+#: the turns (each a list of messages): ``(found, fix)``. They were refused as "AIPerf SingleTurn / GuideLLM media".
+VISION_ARENA_REFUSALS: dict[str, tuple[str, str]] = {
+    "conversation": (
+        "a VisionArena-Chat row (lmarena-ai/VisionArena-Chat: `conversation` a list of turns, each a list of "
+        f"messages, `images`; vLLM's VisionArenaDataset, {_VLLM}, sends the first turn's first message with the "
+        "first image, asking 128 tokens unless told another output length; specscope sends text)",
+        "drop the images and send that message's text, e.g. jq -c '{prompt: .conversation[0][0].content, id: "
+        ".conversation_id}' FILE > OUT.jsonl (--max-tokens 128 asks what vLLM asks)",
+    ),
+    "turns": (
+        "a vision-arena-bench row (lmarena-ai/vision-arena-bench-v0.1: `turns` a list of turns, each a list of "
+        f"messages, `images`; vLLM's VisionArenaDataset, {_VLLM}, sends the first turn's first message with the "
+        "first image, asking 128 tokens unless told another output length; specscope sends text)",
+        "drop the images and send that message's text, e.g. jq -c '{prompt: .turns[0][0].content, id: "
+        ".question_id}' FILE > OUT.jsonl (--max-tokens 128 asks what vLLM asks)",
+    ),
+}
+#: A speech-recognition row: ``audio`` a Hugging Face ``Audio`` value (``path``, ``array``, ``sampling_rate``), as
+#: openslr/librispeech_asr and the other speech sets of vLLM's ``ASRDataset`` and AIPerf's ``HFASRDatasetLoader`` hold
+#: it, ``text`` its reference transcript; ``(found, fix)``. Its refusal as a media field said to drop the audio, which
+#: would send the transcript as a prompt.
+ASR_REFUSAL = (
+    "a speech-recognition row (`audio` a Hugging Face Audio value of `path`, `array`, `sampling_rate`; `text` its "
+    f"reference transcript: openslr/librispeech_asr and the other speech sets vLLM's ASRDataset, {_VLLM}, and "
+    "AIPerf's HFASRDatasetLoader send as audio for transcription)",
+    "no specscope form: speech recognition is not a chat workload (dropping `audio` would send the reference "
+    "transcript as a prompt)",
+)
 #: What a ShareGPT4V row (``image`` beside ShareGPT ``conversations``, Lin-Chen/ShareGPT4V) is and how to send its
 #: text: vLLM's ``ShareGPTDataset`` (@0056b87f ``sample``: ``entry.get("image")`` sent as the first turn's image) and
 #: SGLang's ``sample_custom_requests`` (custom.py @3c1efe01, a JSON Lines row's ``image`` path) read it; it was
@@ -848,6 +1019,11 @@ SHAREGPT4V_REFUSAL = (
     "JSON Lines)",
     "specscope sends text: drop the image and its <image> tag to send the text conversations: jq '[.[] | "
     'del(.image) | .conversations[].value |= gsub("<image>\\n?"; "")]\' FILE > OUT.json',
+)
+#: :data:`SHAREGPT4V_REFUSAL`'s fix for a JSON Lines file (its jq reads a JSON array: ``.[]`` of a row is its fields)
+SHAREGPT4V_LINES_FIX = (
+    "specscope sends text: drop the image and its <image> tag to send the text conversations: jq -c 'del(.image) | "
+    '.conversations[].value |= gsub("<image>\\n?"; "")\' FILE > OUT.jsonl'
 )
 #: Fields only an SGLang autobench row carries (``AUTOBENCH_RESERVED_FIELDS`` @3f56497e that no other census reader
 #: reads): a row with one is named ``sglang.autobench`` by ``bench --dry-run``.

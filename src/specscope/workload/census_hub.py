@@ -30,9 +30,14 @@ _WEKA = f"{_REPO}/semianalysis_cc_traces_weka.py @729cf27f SemiAnalysisCCTracesW
 
 #: What a row whose prompt is a ``problem`` column is, and the fix: no peer tool's file layout reads ``problem``.
 PROBLEM_REFUSAL = (
-    "a `problem` row (AIPerf public datasets aimo, aimo_aime, aimo_numina_cot, aimo_numina_1_5, spec_al_math500: "
-    "HFInstructionResponseDatasetLoader sends the `problem` column as the prompt)",
-    "rename the column to prompt (e.g. jq -c '{prompt: .problem}' FILE > OUT.jsonl) and pass OUT.jsonl with --workload",
+    "a `problem` row (vLLM's AIMODataset, vllm-project/vllm vllm/benchmarks/datasets.py @0056b87f, for "
+    "AI-MO/aimo-validation-aime, AI-MO/NuminaMath-1.5 and AI-MO/NuminaMath-CoT: `problem` the prompt, the token count "
+    "of `solution` its output length; AIPerf public datasets aimo, aimo_aime, aimo_numina_cot, aimo_numina_1_5, "
+    "spec_al_math500: HFInstructionResponseDatasetLoader sends the `problem` column as the prompt)",
+    "write `problem` as the user message and `solution`, when the row has one, as the recorded answer whose token "
+    'count is the output length, as vLLM sizes it (never sent), e.g. jq -c \'{messages: ([{role: "user", content: '
+    '.problem}] + (if .solution then [{role: "assistant", content: .solution}] else [] end)), id}\' FILE > '
+    "OUT.jsonl, and pass OUT.jsonl with --workload",
 )
 
 #: The columns of a HuggingFaceH4/mt_bench_prompts row that tell it (AIPerf ``spec_al_mtbench``): ``prompt`` a LIST of
@@ -140,7 +145,8 @@ HUB_DATASETS: tuple[HubDataset, ...] = (
         "those hub ids, split `train` (MATH-500: `test`)",
         "`problem` (`prompt_column`)",
         "refused: a `problem` row by name (no peer tool's file layout reads `problem`; a row that also holds "
-        "`messages` is read as chat messages instead) -> rename `problem` to `prompt` and pass it with --workload",
+        "`messages` is read as chat messages instead) -> write `problem` as the user message, `solution` the "
+        "recorded answer that sizes the output as vLLM's AIMODataset does (the refusal's jq)",
     ),
     HubDataset(
         "aiperf.hub.mt_bench",
@@ -163,7 +169,8 @@ HUB_DATASETS: tuple[HubDataset, ...] = (
         f"{_HF_IR}; {_REPO}/mmvu.py @67cd74a3 MMVUDatasetLoader; {_HF_CONV}",
         "those hub ids (vision_arena, llava_onevision streamed)",
         "a question or the first user message with its `image` / `images` / `video`",
-        "refused: the media column by name (specscope sends text) -> drop the media column to send the texts alone",
+        "refused: the media column by name (specscope sends text) -> drop the media column to send the texts alone; an "
+        "MMVU or VisionArena row is named with vLLM's reader and the jq that writes its prompt text",
     ),
     HubDataset(
         "aiperf.hub.asr",
@@ -171,8 +178,8 @@ HUB_DATASETS: tuple[HubDataset, ...] = (
         f"{_REPO}/hf_asr.py @27917cc7 HFASRDatasetLoader",
         "openslr/librispeech_asr, facebook/voxpopuli, speechcolab/gigaspeech, edinburghcstr/ami, kensho/spgispeech",
         "the `audio` column, sent to /v1/audio/transcriptions",
-        "refused: the `audio` column by name (specscope sends chat text) -> no specscope form: speech recognition is "
-        "not a chat workload",
+        "refused: a speech-recognition row by name (`audio` a Hugging Face Audio value; specscope sends chat text) "
+        "-> no specscope form: speech recognition is not a chat workload",
     ),
     HubDataset(
         "aiperf.hub.exgentic",

@@ -427,7 +427,8 @@ def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[...,
                 # a GuideLLM row's columns specscope ignores: bench names them, with what GuideLLM does with each
                 if unused := unused_guidellm_columns(rec):
                     prompt.meta["unused_columns"] = unused
-                if unsent := unsent_text_columns(rec):
+                passage = unsent_passages(rec)  # a HotpotQA context: named as the passage, with its jq
+                if unsent := tuple(k for k in unsent_text_columns(rec) if k not in passage):
                     prompt.meta["unsent_text_columns"] = unsent  # GuideLLM sends the first text column only
             uses = fields_layouts(shape, layouts, rec) if isinstance(rec, dict) else ()
             choices = unsent_choices(rec) if isinstance(rec, dict) else ()
@@ -580,11 +581,11 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, Any]],
             *_alpaca_history(where, record.get("history")),
             {"role": "user", "content": f"{instruction}\n\n{extra}" if extra and extra.strip() else instruction},
         ], ()
-    if "problem" in record:  # AIPerf's hub datasets of a `problem` column (census_hub)
-        raise bad_row(where, PROBLEM_REFUSAL[0], "a prompt or messages per row", PROBLEM_REFUSAL[1])
-    for fields, what, fix in UNPROMPTED_DATASET_ROWS:
+    for fields, what, fix in UNPROMPTED_DATASET_ROWS:  # before `problem`: Magicoder's row has one
         if all(k in record for k in fields):
             raise bad_row(where, what, "a prompt or messages per row", fix)
+    if "problem" in record:  # AIPerf's hub datasets of a `problem` column (census_hub)
+        raise bad_row(where, PROBLEM_REFUSAL[0], "a prompt or messages per row", PROBLEM_REFUSAL[1])
     raise _bad(
         where,
         f"no messages/conversations/turns/{'/'.join(TEXT_FIELDS)}/texts/instruction field "

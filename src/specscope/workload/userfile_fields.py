@@ -54,6 +54,7 @@ from specscope.workload.census import (
     SAGEMAKER_FIELDS,
     SGLANG_AGENTIC_REFUSAL,
     SGLANG_TOKEN_TRACE_REFUSAL,
+    SHAREGPT4V_LINES_FIX,
     SHAREGPT4V_REFUSAL,
     SHAREGPT_FIELDS,
     SPECSCOPE_TRACE_FIELDS,
@@ -245,6 +246,8 @@ def first_text_field(record: dict[str, Any]) -> str | None:
     return key if key is not None or "text_input" not in record else "text_input"
 
 
+#: the end of a ``where`` of a JSON array's item (``PATH item N``, ``PATH item N (line L)``), not a JSON Lines row's
+_ARRAY_ITEM = re.compile(r" item [0-9]+( \(line [0-9]+\))?$")
 #: an output length written as a JSON string of ASCII digits (``"64"``), spaces around it allowed
 _DIGITS = re.compile(r"\s*[0-9]{1,12}\s*")
 
@@ -412,7 +415,9 @@ def check_row_kind(where: str, record: dict[str, Any]) -> None:
     media = [k for k in MEDIA_FIELDS if record.get(k)]
     media += [k for k in record if k not in MEDIA_FIELDS and _GUIDELLM_MEDIA.match(str(k)) and record[k]]
     if "image" in media and any(isinstance(record.get(k), list) for k in SHAREGPT_FIELDS):
-        raise bad_row(where, *SHAREGPT4V_REFUSAL[:1], "text only", SHAREGPT4V_REFUSAL[1])
+        lines = _ARRAY_ITEM.search(where) is None  # a JSON Lines row: its own jq (the array's reads `.[]` of a row)
+        fix = SHAREGPT4V_LINES_FIX if lines else SHAREGPT4V_REFUSAL[1]
+        raise bad_row(where, SHAREGPT4V_REFUSAL[0], "text only", fix)
     if media:  # GuideLLM's `picture`, `Img`, `wav` ... columns were dropped without a word and the text sent alone
         raise bad_row(where, f"{article(media[0])} field (AIPerf SingleTurn / GuideLLM media)", "text only",
                       "remove the media fields: specscope sends text")  # fmt: skip

@@ -116,4 +116,18 @@ def unsent_passages(record: dict[str, Any]) -> tuple[str, ...]:
     sent column is ``question``: not sent, named by ``bench`` with the jq that prepends them."""
     if first_text_field(record) != "question":
         return ()
-    return tuple(k for k in PASSAGE_FIELDS if isinstance(record.get(k), str) and record[k].strip())
+    found = tuple(k for k in PASSAGE_FIELDS if isinstance(record.get(k), str) and record[k].strip())
+    return (*found, "context") if _hotpotqa_context(record.get("context")) else found
+
+
+def _hotpotqa_context(value: object) -> bool:
+    """hotpotqa/hotpot_qa's ``context``: ``{"title": [...], "sentences": [[...], ...]}`` on the hub, or
+    ``[[title, [sentence, ...]], ...]`` in the published JSON (hotpot_dev_distractor_v1.json), not empty."""
+    if isinstance(value, dict):
+        paragraphs = value.get("sentences")
+        return _strings(value.get("title")) and isinstance(paragraphs, list) and all(map(_strings, paragraphs))
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and _strings(p[1]) for p in value)
+    )

@@ -154,7 +154,16 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "`answers`, `tools`); a CodeFeedback row (`query`, `answer`); a BFCL row (`question` lists of messages, "
         "`function`); a Gemini `contents` row (Vertex AI tuning); a Bedrock conversation row "
         "(bedrock-conversation-2024); Cohere chat roles (`System`, `User`, `Chatbot`); a Natural Questions row "
-        "(`question_text`, `document_text`); "
+        "(`question_text`, `document_text`); an XSum row (`document`, `summary`: EdinburghNLP/xsum) and a SAMSum "
+        "row (`dialogue`, `summary`: Samsung/samsum), each jq sized by the summary; HellaSwag (`ctx`, `endings`), "
+        "PIQA (`goal`, `sol1`, `sol2`), WinoGrande (`sentence`, `option1`, `option2`) and OpenBookQA "
+        "(`question_stem`, `choices`) rows, each jq lettering the options; an ELI5 row (`q_id`, `title`, "
+        "`answers`); a Magicoder OSS-Instruct row (`seed`, `problem`, `solution`); a CoQA row (`story`, "
+        "`questions`: stanfordnlp/coqa, hub or published JSON); rows read from the hub with a prompt template, "
+        "each jq building that prompt: zed-industries/zeta (`events`, `input`, `output`, sized by `output`), "
+        "BlazEdit (`code`, `change_request`), MMVU (`video`, `question`, `choices`), VisionArena (`conversation` or "
+        "`turns` of message lists beside `images`), MMMU (`question`, `options`, `image_1`); a `problem` row (AIMO: "
+        "sized by `solution`); a speech-recognition row (`audio` of `array`, `sampling_rate`: no chat form); "
         'the multi-turn benchmark\'s synthetic conversation config (`"filetype": '
         '"generate_conversations"`)',
         "public datasets no benchmark client's file reader takes; a generator's settings",
@@ -165,6 +174,7 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
             _REFUSED + "[capybara]",
             _REFUSED + "[guanaco]",
             _REFUSED + "[sharegpt_tool]",
+            _REFUSED + "[xsum]",
         ),
     ),
     UserLayout(

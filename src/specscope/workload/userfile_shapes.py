@@ -9,9 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from specscope.workload.census import (
+    ASR_REFUSAL,
     BEDROCK_CONVERSATION_REFUSAL,
     COHERE_ROLES,
     COHERE_ROLES_REFUSAL,
+    COQA_FILE_REFUSAL,
     GEMINI_CONTENTS_REFUSAL,
     GUANACO_REFUSAL,
     GUANACO_TRANSCRIPT,
@@ -24,6 +26,7 @@ from specscope.workload.census import (
     SHAREGPT_TOOL_TAGS,
     SQUAD_REFUSAL,
     TABLE_TO_JSON_LINES,
+    VISION_ARENA_REFUSALS,
 )
 from specscope.workload.userfile_fields import bad_row, first_text_field, is_csv
 
@@ -54,10 +57,18 @@ def refuse_public_shape(where: str, record: object) -> None:
     articles = record.get("data")
     if isinstance(articles, list) and any(isinstance(a, dict) and "paragraphs" in a for a in articles):
         raise bad_row(where, SQUAD_REFUSAL[0], "a prompt or messages per row", SQUAD_REFUSAL[1])
+    if isinstance(articles, list) and any(isinstance(a, dict) and {"story", "questions"} <= a.keys() for a in articles):
+        raise bad_row(where, COQA_FILE_REFUSAL[0], "a prompt or messages per row", COQA_FILE_REFUSAL[1])
     if _sharegpt_messages(record):
         raise bad_row(
             where, SHAREGPT_MESSAGES_REFUSAL[0], "`messages` of `role` / `content`", SHAREGPT_MESSAGES_REFUSAL[1]
         )
+    audio = record.get("audio")
+    if isinstance(audio, dict) and ("array" in audio or "sampling_rate" in audio):
+        raise bad_row(where, ASR_REFUSAL[0], "a prompt or messages per row", ASR_REFUSAL[1])
+    if (turns := _vision_arena_turns(record)) is not None:
+        what, fix = VISION_ARENA_REFUSALS[turns]
+        raise bad_row(where, what, "text only", fix)
     if (tag := _sharegpt_tool_tag(record)) is not None:
         what = SHAREGPT_TOOL_REFUSAL[0].format(tag=tag)
         raise bad_row(where, what, "text turns (human, gpt, system)", SHAREGPT_TOOL_REFUSAL[1])
@@ -144,4 +155,17 @@ def _sharegpt_tool_tag(record: dict[str, Any]) -> str | None:
             for turn in turns:
                 if isinstance(turn, dict) and isinstance(turn.get("from"), str) and turn["from"] in SHAREGPT_TOOL_TAGS:
                     return str(turn["from"])
+    return None
+
+
+def _vision_arena_turns(record: dict[str, Any]) -> str | None:
+    """The field of a VisionArena row's turns (:data:`VISION_ARENA_REFUSALS`: ``conversation`` or ``turns``, whose
+    first turn is a list of message objects) beside its ``images``, else None."""
+    if not record.get("images"):
+        return None
+    for field in VISION_ARENA_REFUSALS:
+        turns = record.get(field)
+        if isinstance(turns, list) and turns and isinstance(turns[0], list) and turns[0]:
+            if isinstance(turns[0][0], dict):
+                return field
     return None
