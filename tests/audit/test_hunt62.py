@@ -1,0 +1,63 @@
+"""Round 62 of the new-user checkpoint hunt (issue 36): small draft models people pair with their targets, judged by
+their architecture's decoder block as vLLM's registry (registry.py @0002bff0) and model files build it, audited the
+way a user runs ``specscope audit TARGET --draft DRAFT`` (shapes shrunk to ``H``).
+
+- StableLM (stablelm.py StablelmDecoderLayer), MiniCPM (minicpm.py MiniCPMDecoderLayer), SeedOss (seed_oss.py, the
+  Llama block with biases): Llama's names; Qwen3-MoE (qwen3_moe.py Qwen3MoeDecoderLayer: Qwen3's attention with
+  q_norm / k_norm); Granite-MoE (granitemoe.py: the Hugging Face block_sparse_moe.input_linear / output_linear /
+  router.layer its load_weights splits into the experts and the gate). A draft missing one of them in every layer
+  passed with exit 0 (judged from its own layers, DRAFT_FORMAT_UNKNOWN/own-layers); now DRAFT_TENSORS_MISSING.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from specscope.audit import audit_checkpoint
+
+from .ckmaker import H, dense_config, dense_model, write
+from .test_families import V
+
+ATTN = ("self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight", "self_attn.o_proj.weight")
+NORMS = ("input_layernorm.weight", "post_attention_layernorm.weight")
+GRANITE_MOE = (
+    "block_sparse_moe.input_linear.weight",
+    "block_sparse_moe.output_linear.weight",
+    "block_sparse_moe.router.layer.weight",
+)
+
+
+def _draft(layers: int, arch: str, block: tuple[str, ...], drop: str = "") -> tuple[dict[str, list[int]], dict]:
+    shapes: dict[str, list[int]] = {"model.embed_tokens.weight": [V, H], "model.norm.weight": [H]}
+    for i in range(layers):
+        shapes |= {f"model.layers.{i}.{n}": ([H] if "norm" in n else [H, H]) for n in block if n != drop}
+    return shapes, dense_config(layers, V, architectures=[arch], model_type=arch.lower()) | {"tie_word_embeddings": True}
+
+
+CASES = [
+    ("StableLmForCausalLM", "mlp.up_proj.weight", None),
+    ("StableLMEpochForCausalLM", "mlp.gate_proj.weight", None),
+    ("MiniCPMForCausalLM", "mlp.down_proj.weight", None),
+    ("SeedOssForCausalLM", "input_layernorm.weight", None),
+    ("Qwen3MoeForCausalLM", "self_attn.k_norm.weight", None),
+    ("GraniteMoeForCausalLM", "block_sparse_moe.router.layer.weight", NORMS + ATTN + GRANITE_MOE),
+]
+
+
+@pytest.mark.parametrize(("arch", "drop", "block"), CASES, ids=[c[0] for c in CASES])
+def test_a_registered_draft_block_missing_a_tensor_in_every_layer(
+    tmp_path: Path, arch: str, drop: str, block: tuple[str, ...] | None
+) -> None:
+    """Was exit 0 with DRAFT_FORMAT_UNKNOWN/own-layers: a name no layer holds was taken as the architecture's."""
+    qk = ("self_attn.q_norm.weight", "self_attn.k_norm.weight") if arch == "Qwen3MoeForCausalLM" else ()
+    block = block or (*NORMS, *ATTN, *qk, "mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight")
+    target = (dense_model(3, V), dense_config(3, V))
+    r = audit_checkpoint(write(tmp_path / "t", *target), draft=write(tmp_path / "d", *_draft(2, arch, block)))
+    assert r.errors == [] and r.exit_code == 0, [(f.code, f.message) for f in r.errors]
+    assert [f.code for f in r.warnings if f.code.startswith("DRAFT_FORMAT")] == []
+    r = audit_checkpoint(write(tmp_path / "t2", *target), draft=write(tmp_path / "d2", *_draft(2, arch, block, drop)))
+    (f,) = r.errors
+    assert f.code == "DRAFT_TENSORS_MISSING" and r.exit_code == 1, [(g.code, g.message) for g in r.errors]
+    assert f"model.layers.0.{drop}" in f.message and f"model.layers.1.{drop}" in f.message
