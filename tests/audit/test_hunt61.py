@@ -259,10 +259,15 @@ def test_every_known_block_row(tmp_path: Path, arch: str, block: tuple[str, ...]
     """Each row of the draft_model block census: a draft holding the block in every layer exits 0; the block's last
     name removed from every layer is DRAFT_TENSORS_MISSING naming it."""
 
+    from specscope.audit.architectures import family, with_draft_head
+
+    fam = with_draft_head(family("draft_model"), {"architectures": [arch]})  # its head (block_heads) or Llama's
+    prefix = fam.layer_prefix.replace("{head}", fam.head_prefix)
+
     def make(layers: int, drop: str = "") -> tuple[dict[str, list[int]], dict]:
-        shapes: dict[str, list[int]] = {"model.embed_tokens.weight": [V, H], "model.norm.weight": [H]}
+        shapes: dict[str, list[int]] = {fam.head_prefix + n: ([H] if "norm" in n else [V, H]) for n in fam.head}
         for i in range(layers):
-            shapes |= {f"model.layers.{i}.{n}": ([H] if "norm" in n else [H, H]) for n in block if n != drop}
+            shapes |= {prefix.format(i=i) + n: ([H] if "norm" in n else [H, H]) for n in block if n != drop}
         cfg = dense_config(layers, V, architectures=[arch], model_type=arch.lower())
         return shapes, cfg | {"tie_word_embeddings": True}
 
@@ -271,4 +276,4 @@ def test_every_known_block_row(tmp_path: Path, arch: str, block: tuple[str, ...]
     assert [f for f in r.warnings if f.code == "DRAFT_FORMAT_UNKNOWN"] == []
     r = _draft_pair(tmp_path / "strip", *make(2, block[-1]), *make(3))
     (f,) = r.errors
-    assert f.code == "DRAFT_TENSORS_MISSING" and f"model.layers.1.{block[-1]}" in f.message, _errors(r)
+    assert f.code == "DRAFT_TENSORS_MISSING" and prefix.format(i=1) + block[-1] in f.message, _errors(r)

@@ -33,7 +33,8 @@ def _draft(layers: int, arch: str, block: tuple[str, ...], drop: str = "") -> tu
     shapes: dict[str, list[int]] = {"model.embed_tokens.weight": [V, H], "model.norm.weight": [H]}
     for i in range(layers):
         shapes |= {f"model.layers.{i}.{n}": ([H] if "norm" in n else [H, H]) for n in block if n != drop}
-    return shapes, dense_config(layers, V, architectures=[arch], model_type=arch.lower()) | {"tie_word_embeddings": True}
+    cfg = dense_config(layers, V, architectures=[arch], model_type=arch.lower())
+    return shapes, cfg | {"tie_word_embeddings": True}
 
 
 CASES = [
@@ -61,3 +62,56 @@ def test_a_registered_draft_block_missing_a_tensor_in_every_layer(
     (f,) = r.errors
     assert f.code == "DRAFT_TENSORS_MISSING" and r.exit_code == 1, [(g.code, g.message) for g in r.errors]
     assert f"model.layers.0.{drop}" in f.message and f"model.layers.1.{drop}" in f.message
+
+
+# Drafts whose model is not under model.layers (vLLM gpt_neox.py @002800f0 GPTNeoXForCausalLM: gpt_neox.embed_in,
+# gpt_neox.layers.{i}, gpt_neox.final_layer_norm, embed_out; phi.py PhiForCausalLM: model.final_layernorm, mlp.fc1 /
+# fc2, self_attn.dense, lm_head; internlm2.py InternLM2ForCausalLM: model.tok_embeddings, attention.wqkv / wo,
+# feed_forward.w1 / w3 / w2, attention_norm / ffn_norm, output): each is its architecture's own head and block.
+OWN = {
+    "GPTNeoXForCausalLM": (
+        ("gpt_neox.embed_in.weight", "gpt_neox.final_layer_norm.weight", "embed_out.weight"),
+        "gpt_neox.layers.{i}.",
+        ("input_layernorm.weight", "post_attention_layernorm.weight", "attention.query_key_value.weight")
+        + ("attention.dense.weight", "mlp.dense_h_to_4h.weight", "mlp.dense_4h_to_h.weight"),
+    ),
+    "PhiForCausalLM": (
+        ("model.embed_tokens.weight", "model.final_layernorm.weight", "lm_head.weight"),
+        "model.layers.{i}.",
+        ("input_layernorm.weight", "self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight")
+        + ("self_attn.dense.weight", "mlp.fc1.weight", "mlp.fc2.weight"),
+    ),
+    "InternLM2ForCausalLM": (
+        ("model.tok_embeddings.weight", "model.norm.weight", "output.weight"),
+        "model.layers.{i}.",
+        ("attention_norm.weight", "ffn_norm.weight", "attention.wqkv.weight", "attention.wo.weight")
+        + ("feed_forward.w1.weight", "feed_forward.w3.weight", "feed_forward.w2.weight"),
+    ),
+}
+
+
+def _own(arch: str, layers: int, drop: str = "") -> tuple[dict[str, list[int]], dict]:
+    head, prefix, block = OWN[arch]
+    shapes = {n: ([H] if "norm" in n else [V, H]) for n in head if n != drop}
+    for i in range(layers):
+        shapes |= {prefix.format(i=i) + n: ([H] if "norm" in n else [H, H]) for n in block if n != drop}
+    cfg = dense_config(layers, V, architectures=[arch], model_type=arch.lower())
+    return shapes, cfg | {"tie_word_embeddings": False}
+
+
+@pytest.mark.parametrize("arch", list(OWN))
+def test_a_draft_of_its_own_layout_is_judged_by_its_block(tmp_path: Path, arch: str) -> None:
+    """Was DRAFT_FORMAT_UNKNOWN/own-layout (a warning, exit 0) whatever the draft lacked."""
+    target = (dense_model(3, V), dense_config(3, V))
+    r = audit_checkpoint(write(tmp_path / "t", *target), draft=write(tmp_path / "d", *_own(arch, 2)))
+    assert r.errors == [] and r.exit_code == 0, [(f.code, f.message) for f in r.errors]
+    shown = [(f.code, f.message) for f in r.findings]
+    assert [f for f in r.findings if f.code.startswith(("DRAFT_FORMAT", "DRAFT_TENSORS"))] == [], shown
+    head, prefix, block = OWN[arch]
+    for drop in (block[-1], head[1]):
+        d = write(tmp_path / drop, *_own(arch, 2, drop))
+        r = audit_checkpoint(write(tmp_path / f"t-{drop}", *target), draft=d)
+        (f,) = r.errors
+        assert f.code == "DRAFT_TENSORS_MISSING" and r.exit_code == 1, [(g.code, g.message) for g in r.errors]
+        names = [head[1]] if drop == head[1] else [prefix.format(i=i) + drop for i in range(2)]
+        assert all(n in f.message for n in names), f.message
