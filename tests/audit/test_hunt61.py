@@ -155,14 +155,14 @@ def test_an_olmo2_draft_without_its_post_feedforward_norms_is_missing_them(tmp_p
 
 
 def test_an_unknown_block_judged_from_its_own_layers_is_named(tmp_path: Path) -> None:
-    """ArceeForCausalLM (arcee.py) is registered but its block is not in the census (SeedOss was, until round 62): a
+    """OrionForCausalLM (orion.py) is registered but its block is not in the census (SeedOss was, until round 62): a
     Llama name no layer holds is taken as the architecture's, and the warning says so by name."""
-    shapes, cfg = _stripped("ArceeForCausalLM", "arcee", "input_layernorm.weight")
+    shapes, cfg = _stripped("OrionForCausalLM", "orion", "input_layernorm.weight")
     r = _draft_pair(tmp_path, shapes, cfg)
     assert r.errors == [] and r.exit_code == 0, _errors(r)
     (w,) = [f for f in r.warnings if f.code == "DRAFT_FORMAT_UNKNOWN"]
     assert w.details["kind"] == "own-layers" and r.facts["draft"]["draft_family"]["family"] == "draft_model"
-    assert "ArceeForCausalLM" in w.message and "input_layernorm.weight" in w.message, w.message
+    assert "OrionForCausalLM" in w.message and "input_layernorm.weight" in w.message, w.message
     shapes, cfg = _stripped("LlamaForCausalLM", "llama", "input_layernorm.weight")
     r = _draft_pair(tmp_path / "llama", shapes, cfg)
     assert [f.code for f in r.errors] == ["DRAFT_TENSORS_MISSING"], _errors(r)

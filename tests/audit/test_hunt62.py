@@ -115,3 +115,32 @@ def test_a_draft_of_its_own_layout_is_judged_by_its_block(tmp_path: Path, arch: 
         assert f.code == "DRAFT_TENSORS_MISSING" and r.exit_code == 1, [(g.code, g.message) for g in r.errors]
         names = [head[1]] if drop == head[1] else [prefix.format(i=i) + drop for i in range(2)]
         assert all(n in f.message for n in names), f.message
+
+
+# Found in the round's hunt (each passed with exit 0 when the block's first tensor was missing in every layer):
+# apertus.py ApertusDecoderLayer (attention_layernorm / feedforward_layernorm, an ungated up / down MLP), arcee.py
+# ArceeDecoderLayer (Llama's norms and attention, an ungated up / down MLP), glm4.py Glm4DecoderLayer (four norms:
+# post_self_attn_layernorm and post_mlp_layernorm beside Llama's two), ernie45.py (Ernie4_5ForCausalLM is
+# LlamaForCausalLM).
+HUNT = {
+    "ApertusForCausalLM": ("attention_layernorm.weight", "feedforward_layernorm.weight", *ATTN)
+    + ("mlp.up_proj.weight", "mlp.down_proj.weight"),
+    "ArceeForCausalLM": (*NORMS, *ATTN, "mlp.up_proj.weight", "mlp.down_proj.weight"),
+    "Glm4ForCausalLM": (*NORMS, "post_self_attn_layernorm.weight", "post_mlp_layernorm.weight", *ATTN)
+    + ("mlp.gate_up_proj.weight", "mlp.down_proj.weight"),
+    "Ernie4_5ForCausalLM": (*NORMS, *ATTN, "mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight"),
+}
+
+
+@pytest.mark.parametrize("arch", list(HUNT))
+def test_a_hunted_draft_block_is_judged(tmp_path: Path, arch: str) -> None:
+    block = HUNT[arch]
+    target = (dense_model(3, V), dense_config(3, V))
+    r = audit_checkpoint(write(tmp_path / "t", *target), draft=write(tmp_path / "d", *_draft(2, arch, block)))
+    assert r.errors == [] and r.exit_code == 0, [(f.code, f.message) for f in r.errors]
+    assert [f.code for f in r.warnings if f.code.startswith("DRAFT_FORMAT")] == []
+    for drop in (block[0], block[-1]):
+        d = write(tmp_path / drop, *_draft(2, arch, block, drop))
+        r = audit_checkpoint(write(tmp_path / f"t-{drop}", *target), draft=d)
+        (f,) = r.errors
+        assert f.code == "DRAFT_TENSORS_MISSING" and f"model.layers.1.{drop}" in f.message, f.message
