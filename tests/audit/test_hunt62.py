@@ -44,6 +44,9 @@ CASES = [
     ("SeedOssForCausalLM", "input_layernorm.weight", None),
     ("Qwen3MoeForCausalLM", "self_attn.k_norm.weight", None),
     ("GraniteMoeForCausalLM", "block_sparse_moe.router.layer.weight", NORMS + ATTN + GRANITE_MOE),
+    # granitemoeshared.py GraniteMoeSharedDecoderLayer: Granite-MoE's block, shared_mlp only when
+    # shared_intermediate_size is not 0 (hunt 62)
+    ("GraniteMoeSharedForCausalLM", "block_sparse_moe.input_linear.weight", NORMS + ATTN + GRANITE_MOE),
 ]
 
 
