@@ -268,7 +268,7 @@ def test_every_known_block_row(tmp_path: Path, arch: str, block: tuple[str, ...]
         shapes: dict[str, list[int]] = {fam.head_prefix + n: ([H] if "norm" in n else [V, H]) for n in fam.head}
         for i in range(layers):
             shapes |= {prefix.format(i=i) + n: ([H] if "norm" in n else [H, H]) for n in block if n != drop}
-        cfg = dense_config(layers, V, architectures=[arch], model_type=arch.lower())
+        cfg = dense_config(layers, V, architectures=[arch], model_type=arch.lower()) | {fam.layers_key: layers}
         return shapes, cfg | {"tie_word_embeddings": True}
 
     r = _draft_pair(tmp_path, *make(2), *make(3))

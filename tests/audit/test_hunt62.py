@@ -147,3 +147,33 @@ def test_a_hunted_draft_block_is_judged(tmp_path: Path, arch: str) -> None:
         r = audit_checkpoint(write(tmp_path / f"t-{drop}", *target), draft=d)
         (f,) = r.errors
         assert f.code == "DRAFT_TENSORS_MISSING" and f"model.layers.1.{drop}" in f.message, f.message
+
+
+GPT2_BLOCK = ("ln_1.weight", "attn.c_attn.weight", "attn.c_proj.weight", "ln_2.weight", "mlp.c_fc.weight")
+GPT2_BLOCK += ("mlp.c_proj.weight",)
+
+
+def _gpt2(layers: int, spelled: str, drop: str = "") -> tuple[dict[str, list[int]], dict]:
+    """vLLM gpt2.py GPT2LMHeadModel: transformer.wte / wpe / h.{i} (ln_1, attn.c_attn / c_proj, ln_2, mlp.c_fc /
+    c_proj) / ln_f, lm_head tied to wte; its load_weights puts ``transformer.`` before a name stored without it
+    (openai-community/gpt2 stores h.0.ln_1.weight ...). GPT2Config names the layer count n_layer."""
+    shapes: dict[str, list[int]] = {f"{spelled}wte.weight": [V, H], f"{spelled}wpe.weight": [64, H]}
+    shapes[f"{spelled}ln_f.weight"] = [H]
+    for i in range(layers):
+        shapes |= {f"{spelled}h.{i}.{n}": ([H] if "ln_" in n else [H, H]) for n in GPT2_BLOCK if n != drop}
+    cfg = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_layer": layers, "n_embd": H}
+    return shapes, cfg | {"vocab_size": V, "n_head": 2}
+
+
+@pytest.mark.parametrize("spelled", ["transformer.", ""])
+def test_a_gpt2_draft_is_judged_in_either_spelling(tmp_path: Path, spelled: str) -> None:
+    """Was DRAFT_FORMAT_UNKNOWN/own-layout (exit 0) whatever it lacked."""
+    target = (dense_model(3, V), dense_config(3, V))
+    r = audit_checkpoint(write(tmp_path / "t", *target), draft=write(tmp_path / "d", *_gpt2(2, spelled)))
+    assert r.errors == [] and r.exit_code == 0, [(f.code, f.message) for f in r.errors]
+    assert [f for f in r.findings if f.code.startswith(("DRAFT_FORMAT", "DRAFT_TENSORS"))] == [], r.findings
+    r = audit_checkpoint(
+        write(tmp_path / "t2", *target), draft=write(tmp_path / "s", *_gpt2(2, spelled, "mlp.c_fc.weight"))
+    )
+    (f,) = r.errors
+    assert f.code == "DRAFT_TENSORS_MISSING" and "h.1.mlp.c_fc.weight" in f.message, f.message

@@ -67,6 +67,11 @@ class DraftHead:
     head: tuple[str, ...]
     layer_prefix: str
     lm_head: str
+    #: the config key of its layer count when not ``num_hidden_layers`` (GPT-2's ``n_layer``)
+    layers_key: str = ""
+    #: (stored prefix, the loader's prefix) of another spelling its loader reads (GPT-2's ``h.`` for
+    #: ``transformer.h.``)
+    aliases: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -169,7 +174,17 @@ class Family:
 def _draft_heads(entry: dict[str, Any]) -> tuple[tuple[str, DraftHead], ...]:
     rows = dict(entry.get("block_heads", {}))
     return tuple(
-        (str(k), DraftHead(str(v["head_prefix"]), _tuple(v, "head"), str(v["layer_prefix"]), str(v["lm_head"])))
+        (
+            str(k),
+            DraftHead(
+                str(v["head_prefix"]),
+                _tuple(v, "head"),
+                str(v["layer_prefix"]),
+                str(v["lm_head"]),
+                str(v.get("layers_key", "")),
+                tuple((str(a), str(b)) for a, b in dict(v.get("aliases", {})).items()),
+            ),
+        )
         for k, v in rows.items()
     )
 
@@ -906,6 +921,8 @@ def with_draft_head(fam: Family, cfg: dict[str, Any] | None) -> Family:
         layer_prefix=own.layer_prefix,
         lm_head=own.lm_head,
         loader_names=loader,
+        layers_key=own.layers_key or fam.layers_key,
+        name_aliases=own.aliases or fam.name_aliases,
     )
 
 
