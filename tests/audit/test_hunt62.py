@@ -7,6 +7,16 @@ way a user runs ``specscope audit TARGET --draft DRAFT`` (shapes shrunk to ``H``
   q_norm / k_norm); Granite-MoE (granitemoe.py: the Hugging Face block_sparse_moe.input_linear / output_linear /
   router.layer its load_weights splits into the experts and the gate). A draft missing one of them in every layer
   passed with exit 0 (judged from its own layers, DRAFT_FORMAT_UNKNOWN/own-layers); now DRAFT_TENSORS_MISSING.
+- GPT-NeoX / Pythia, Phi (1.5 / 2), InternLM2, GPT-2 (either spelling): their own head and layer prefix
+  (architectures.toml ``block_heads``); each was DRAFT_FORMAT_UNKNOWN/own-layout (exit 0) whatever it lacked.
+- Hunted: Apertus, Arcee, GLM-4, ERNIE-4.5 dense, Granite-MoE-Shared (wrong, fixed here). Checked right and not kept
+  as tests: Olmo3 (olmo2 block), LFM2 (own-layout warning, not judged), EAGLE-3 beside a Qwen3-VL target
+  (model.language_model.*) and a Llama-4 target (language_model.model.*): layer ids judged against text_config;
+  speculators EAGLE-3 with transformer_layer_config (test_draft_config_layouts.py).
+- Left: a Qwen3-MoE draft's experts are not judged one by one (one expert missing in a layer passes); HunYuan dense
+  (cross-layer attention may drop k / v in some layers), OPT (decoder.* / model.decoder.*), Falcon (norms by
+  config) still own-layout; a Llama-4 target without video_preprocessor_config.json is VL_PROCESSOR_CONFIG_MISSING
+  (warning) although Llama-4 has no video processor.
 """
 
 from __future__ import annotations
