@@ -105,7 +105,7 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "audit/rules_llamacpp.py": (8, 0, AUDIT),
     # the llama.cpp speculative type of a GGUF draft and the draft-eagle3 layer rule (gguf61): finding codes and the
     # type names, as rules_llamacpp.py names its rule
-    "audit/rules_llamacpp_types.py": (5, 0, AUDIT),
+    "audit/rules_llamacpp_types.py": (6, 0, AUDIT),  # +1: LLAMACPP_DFLASH_LAYERS (aud62)
     "audit/rules_vocab.py": (1, 0, AUDIT),
     "checkpoint/source.py": (2, 0, AUDIT),
     "checkpoint/gguf_file.py": (3, 0, AUDIT),  # +2: a ggml tensor type llama.cpp's gguf reader refuses (gguf61)

@@ -35,8 +35,9 @@ def test_every_entry_loads_with_a_severity_and_a_message() -> None:
     # DRAFT_TENSORS_MISSING/fc-bias (test_hass_drafts.py), MTP_NO_ENGINE/target (test_mtp_no_engine.py),
     # MTP_LAYOUT_UNKNOWN/unjudged and DRAFT_FORMAT_UNKNOWN/own-layout (test_hunt59.py), LLAMACPP_DRAFT_TYPE_AUTO and
     # /eagle3, LLAMACPP_EAGLE3_LAYERS and /missing, /count, /range (test_llamacpp_spec_types.py), EAGLE3_AUX_NORM_KEY
-    # and DRAFT_FORMAT_UNKNOWN/own-layers (test_hunt61.py)
-    assert len(texts) == 153
+    # and DRAFT_FORMAT_UNKNOWN/own-layers (test_hunt61.py), LLAMACPP_DFLASH_LAYERS and /missing,
+    # LLAMACPP_DRAFT_INCOMPATIBLE/split-mtp (test_llamacpp_spec_types.py)
+    assert len(texts) == 156
     assert {t["severity"] for t in texts.values()} == {"error", "warning", "info"}
     assert all(t["message"] for t in texts.values())
 

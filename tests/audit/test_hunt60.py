@@ -223,9 +223,9 @@ OWN_LAYER_DRAFTS = {
 
 
 SMALL_DRAFTS = {
-    **{k: (v, "own-layout" if k == "internlm2" else "") for k, v in OWN_LAYER_DRAFTS.items()},
+    **{k: (v, "") for k, v in OWN_LAYER_DRAFTS.items()},  # InternLM2 by its block since round 62 (test_hunt62.py)
     "granite4_h": (_granite4h, ""),
-    "phi2": (_phi2, "own-layout"),
+    "phi2": (_phi2, ""),  # by its block (phi.py) since round 62
     "phi3": (_phi3, ""),
     "gemma2": (_gemma2, ""),
     "opt": (_opt, "own-layout"),

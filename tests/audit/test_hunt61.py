@@ -155,14 +155,14 @@ def test_an_olmo2_draft_without_its_post_feedforward_norms_is_missing_them(tmp_p
 
 
 def test_an_unknown_block_judged_from_its_own_layers_is_named(tmp_path: Path) -> None:
-    """SeedOssForCausalLM (seed_oss.py) is registered but its block is not in the census: a Llama name no layer
-    holds is taken as the architecture's, and the warning says so by name."""
-    shapes, cfg = _stripped("SeedOssForCausalLM", "seed_oss", "input_layernorm.weight")
+    """OrionForCausalLM (orion.py) is registered but its block is not in the census (SeedOss was, until round 62): a
+    Llama name no layer holds is taken as the architecture's, and the warning says so by name."""
+    shapes, cfg = _stripped("OrionForCausalLM", "orion", "input_layernorm.weight")
     r = _draft_pair(tmp_path, shapes, cfg)
     assert r.errors == [] and r.exit_code == 0, _errors(r)
     (w,) = [f for f in r.warnings if f.code == "DRAFT_FORMAT_UNKNOWN"]
     assert w.details["kind"] == "own-layers" and r.facts["draft"]["draft_family"]["family"] == "draft_model"
-    assert "SeedOssForCausalLM" in w.message and "input_layernorm.weight" in w.message, w.message
+    assert "OrionForCausalLM" in w.message and "input_layernorm.weight" in w.message, w.message
     shapes, cfg = _stripped("LlamaForCausalLM", "llama", "input_layernorm.weight")
     r = _draft_pair(tmp_path / "llama", shapes, cfg)
     assert [f.code for f in r.errors] == ["DRAFT_TENSORS_MISSING"], _errors(r)
@@ -259,11 +259,16 @@ def test_every_known_block_row(tmp_path: Path, arch: str, block: tuple[str, ...]
     """Each row of the draft_model block census: a draft holding the block in every layer exits 0; the block's last
     name removed from every layer is DRAFT_TENSORS_MISSING naming it."""
 
+    from specscope.audit.architectures import family, with_draft_head
+
+    fam = with_draft_head(family("draft_model"), {"architectures": [arch]})  # its head (block_heads) or Llama's
+    prefix = fam.layer_prefix.replace("{head}", fam.head_prefix)
+
     def make(layers: int, drop: str = "") -> tuple[dict[str, list[int]], dict]:
-        shapes: dict[str, list[int]] = {"model.embed_tokens.weight": [V, H], "model.norm.weight": [H]}
+        shapes: dict[str, list[int]] = {fam.head_prefix + n: ([H] if "norm" in n else [V, H]) for n in fam.head}
         for i in range(layers):
-            shapes |= {f"model.layers.{i}.{n}": ([H] if "norm" in n else [H, H]) for n in block if n != drop}
-        cfg = dense_config(layers, V, architectures=[arch], model_type=arch.lower())
+            shapes |= {prefix.format(i=i) + n: ([H] if "norm" in n else [H, H]) for n in block if n != drop}
+        cfg = dense_config(layers, V, architectures=[arch], model_type=arch.lower()) | {fam.layers_key: layers}
         return shapes, cfg | {"tie_word_embeddings": True}
 
     r = _draft_pair(tmp_path, *make(2), *make(3))
@@ -271,4 +276,4 @@ def test_every_known_block_row(tmp_path: Path, arch: str, block: tuple[str, ...]
     assert [f for f in r.warnings if f.code == "DRAFT_FORMAT_UNKNOWN"] == []
     r = _draft_pair(tmp_path / "strip", *make(2, block[-1]), *make(3))
     (f,) = r.errors
-    assert f.code == "DRAFT_TENSORS_MISSING" and f"model.layers.1.{block[-1]}" in f.message, _errors(r)
+    assert f.code == "DRAFT_TENSORS_MISSING" and prefix.format(i=1) + block[-1] in f.message, _errors(r)

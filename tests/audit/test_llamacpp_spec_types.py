@@ -39,6 +39,8 @@ def _draft(path: Path, *, arch: str, blocks: int, extra: tuple[str, ...], tokens
     w = gguf.GGUFWriter(path, arch)
     w.add_block_count(blocks)
     w.add_embedding_length(HID)
+    if arch == "dflash":  # llama_model_dflash::load_arch_hparams refuses a file without it (LLAMACPP_DFLASH_LAYERS)
+        w.add_array("dflash.target_layers", [1])
     w.add_tokenizer_model("llama")
     w.add_token_list(tokens)
     w.add_token_types([2, 3, 3] + [1] * (len(tokens) - 3))
@@ -150,6 +152,9 @@ def test_a_split_draft_is_typed_from_its_first_shard_alone(tmp_path: Path, head_
             1,
             [("LLAMACPP_DRAFT_INCOMPATIBLE", "size")],
         )
+        # the refusal names the way out: the head is there, llama-server did not look for it (aud62)
+        assert "--spec-type draft-mtp" in str(found[0]["fix"]), found[0]["fix"]
+        assert "blk.1.nextn.eh_proj.weight" in str(found[0]["fix"]) and found[0]["details"]["spec_type"] == "draft-mtp"
 
 
 def _eagle3(path: Path, layers: list[int] | None, tokens: list[str]) -> Path:
@@ -202,3 +207,42 @@ def test_an_eagle3_draft_is_judged_by_draft_eagle3_not_by_the_pair_rule(
     assert "--spec-type draft-eagle3" in str(found[-1]["message"])
     if layers == [0, 1, 2]:
         assert '"EAGLE3: target layer id 2 exceeds target n_layer 1"' in str(found[0]["message"])
+
+
+def _dflash(path: Path, layers: list[int] | None, extra: tuple[str, ...] = ()) -> Path:
+    """A DFlash draft GGUF (general.architecture dflash) with ``dflash.target_layers`` ``layers`` (None: absent; the
+    key llama_model_dflash::load_arch_hparams reads as LLM_KV_TARGET_LAYERS, "%s.target_layers")."""
+    toks = _tokens(N)
+    w = gguf.GGUFWriter(path, "dflash")
+    w.add_block_count(1)
+    w.add_embedding_length(HID)
+    if layers is not None:
+        w.add_array("dflash.target_layers", layers)
+    w.add_tokenizer_model("llama")
+    w.add_token_list(toks)
+    w.add_token_types([2, 3, 3] + [1] * (len(toks) - 3))
+    w.add_tensor("token_embd.weight", np.zeros((len(toks), HID), dtype=np.float32))
+    for name in ("blk.0.attn_norm.weight", *extra):
+        w.add_tensor(name, np.zeros((HID,), dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+@pytest.mark.parametrize(("extra", "spec_type"), [((), "draft-dflash"), (("markov_w1.weight",), "draft-dspark")])
+def test_a_dflash_draft_without_target_layers_does_not_load(tmp_path: Path, extra: tuple[str, ...], spec_type: str):
+    # src/models/dflash.cpp llama_model_dflash::load_arch_hparams (ggml-org/llama.cpp): "DFlash model requires
+    # 'target_layers' in GGUF metadata" (DSpark files are general.architecture dflash too); it passed with exit 0
+    target = _gguf(tmp_path / "t.gguf")
+    code, found = _audit(target, _dflash(tmp_path / "ok.gguf", [1, 2]))
+    assert (code, [f["code"] for f in found]) == (0, ["LLAMACPP_DRAFT_TYPE_AUTO"])
+    code, found = _audit(target, _dflash(tmp_path / "d.gguf", None, extra))
+    got = [(f["code"], f["severity"], f["details"].get("rule")) for f in found]
+    assert (code, got) == (
+        1,
+        [("LLAMACPP_DFLASH_LAYERS", "error", "missing"), ("LLAMACPP_DRAFT_TYPE_AUTO", "info", None)],
+    )
+    assert "DFlash model requires 'target_layers' in GGUF metadata" in str(found[0]["message"])
+    assert found[1]["details"]["spec_type"] == spec_type

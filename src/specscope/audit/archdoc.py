@@ -19,7 +19,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from specscope.audit.architectures import Family, families
+from specscope.audit.architectures import Family, families, with_draft_head
 
 __all__ = [
     "RegistryRow",
@@ -230,12 +230,17 @@ def families_table() -> str:
 def draft_blocks_table() -> str:
     """One row per decoder block a plain draft model is judged by (``[families.draft_model.block_layouts]``): the
     architectures that have it and the names each layer must hold."""
-    by_block: dict[tuple[str, ...], list[str]] = {}
-    for arch, names in families()["draft_model"].block_layouts:
-        by_block.setdefault(names, []).append(arch)
-    lines = ["| architectures | each layer holds (under `model.layers.{i}.`) |", "|---|---|"]
-    for names, archs in by_block.items():
-        lines.append(f"| {', '.join(archs)} | {_cell(_names('', names))} |")
+    fam = families()["draft_model"]
+    by_block: dict[tuple[tuple[str, ...], str], list[str]] = {}
+    for arch, names in fam.block_layouts:
+        own = with_draft_head(fam, {"architectures": [arch]})
+        named = ", ".join(f"`{own.head_prefix}{n}`" for n in own.head)
+        head = "" if own is fam else f"head {named}, untied LM head `{own.lm_head}`; "
+        layers = own.layer_prefix.replace("{head}", own.head_prefix)
+        by_block.setdefault((names, head + f"under `{layers}`: "), []).append(arch)
+    lines = ["| architectures | each layer holds (the head where it is not Llama's `model.`) |", "|---|---|"]
+    for (names, where), archs in by_block.items():
+        lines.append(f"| {', '.join(archs)} | {_cell(where + _names('', names))} |")
     return "\n".join(lines)
 
 

@@ -58,6 +58,23 @@ FUSED_SPELLINGS = {
 
 
 @dataclass(frozen=True)
+class DraftHead:
+    """Where a plain draft model's architecture keeps what Llama keeps under ``model.``: its head prefix
+    (``gpt_neox.``), the head names under it (embedding, final norm), its layers' prefix (``{head}layers.{i}.``) and
+    its LM head."""
+
+    head_prefix: str
+    head: tuple[str, ...]
+    layer_prefix: str
+    lm_head: str
+    #: the config key of its layer count when not ``num_hidden_layers`` (GPT-2's ``n_layer``)
+    layers_key: str = ""
+    #: (stored prefix, the loader's prefix) of another spelling its loader reads (GPT-2's ``h.`` for
+    #: ``transformer.h.``)
+    aliases: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class Family:
     """One row of ``architectures.toml`` (field meanings are documented at the top of the file)."""
 
@@ -147,6 +164,29 @@ class Family:
     #: (architecture, its decoder block's names) for a plain draft model whose architecture's block the census knows
     #: (``[families.draft_model.block_layouts]``): each layer must hold the whole block
     block_layouts: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: (architecture, its model's head) for a plain draft model not under ``model.layers`` / ``model.embed_tokens``
+    #: (``[families.draft_model.block_heads]``): GPT-NeoX's ``gpt_neox.`` and ``embed_out``, InternLM2's ``output``
+    block_heads: tuple[tuple[str, DraftHead], ...] = ()
+    #: the separate LM head a draft whose config sets ``tie_word_embeddings`` false must hold
+    lm_head: str = "lm_head.weight"
+
+
+def _draft_heads(entry: dict[str, Any]) -> tuple[tuple[str, DraftHead], ...]:
+    rows = dict(entry.get("block_heads", {}))
+    return tuple(
+        (
+            str(k),
+            DraftHead(
+                str(v["head_prefix"]),
+                _tuple(v, "head"),
+                str(v["layer_prefix"]),
+                str(v["lm_head"]),
+                str(v.get("layers_key", "")),
+                tuple((str(a), str(b)) for a, b in dict(v.get("aliases", {})).items()),
+            ),
+        )
+        for k, v in rows.items()
+    )
 
 
 def _tuple(entry: dict[str, Any], name: str) -> tuple[str, ...]:
@@ -215,6 +255,7 @@ def families() -> dict[str, Family]:
             unread_skipped=_tuple(merged, "unread_skipped"),
             name_aliases=tuple((str(k), str(v)) for k, v in dict(merged.get("name_aliases", {})).items()),
             block_layouts=tuple((str(k), bodies[str(v)]) for k, v in dict(merged.get("block_layouts", {})).items()),
+            block_heads=_draft_heads(merged),
         )
     return out
 
@@ -762,6 +803,7 @@ def draft_layout(
         config_key: the key that declared them (for the finding's text).
     """
     cfg = config or {}
+    fam = with_draft_head(fam, cfg) if fam.block_heads else fam
     tc = network_config(cfg)
     n_layers = num_layers if num_layers is not None else _declared_layers(fam, tc, cfg)
     hidden = tc.get("hidden_size") if isinstance(tc.get("hidden_size"), int) else None
@@ -797,7 +839,7 @@ def draft_layout(
         specific = [head + n for n in head_names] + [p + g for p in glued for g in fam.layer_glue]
         specific += _pattern_end_norms(fam, tc, n_layers)
         if fam.key == "draft_model" and tc.get("tie_word_embeddings") is False:
-            specific.append("lm_head.weight")  # transformers' default is tied: no lm_head of its own
+            specific.append(fam.lm_head)  # transformers' default is tied: no lm_head of its own
         groups.append(("MTP-specific" if fam.kind == "mtp" else "draft-specific", tuple(specific)))
         if fam.layer_body == "target":
             own = tuple(layer_prefixes) + ((head,) if head else ())
@@ -861,6 +903,27 @@ def _layer_groups(
         if layer_body:
             out.append((i, tuple(p + b for b in layer_body)))
     return out, tuple(unchecked)
+
+
+def with_draft_head(fam: Family, cfg: dict[str, Any] | None) -> Family:
+    """``fam`` with the head and layer prefix of the draft's first declared architecture when ``block_heads`` names
+    it (the loader reads those names, and the LM head, beside the layers): GPT-NeoX / Pythia, Phi-2, InternLM2."""
+    archs = (cfg or {}).get("architectures")
+    arch = archs[0] if isinstance(archs, list) and archs else None
+    own = next((h for a, h in fam.block_heads if a == arch), None)
+    if own is None:
+        return fam
+    loader = (own.head_prefix, own.lm_head.rpartition(".")[0] + ".")
+    return replace(
+        fam,
+        head_prefix=own.head_prefix,
+        head=own.head,
+        layer_prefix=own.layer_prefix,
+        lm_head=own.lm_head,
+        loader_names=loader,
+        layers_key=own.layers_key or fam.layers_key,
+        name_aliases=own.aliases or fam.name_aliases,
+    )
 
 
 def known_block(fam: Family, cfg: dict[str, Any] | None) -> tuple[str, ...]:

@@ -27,7 +27,7 @@ from specscope.audit.rules_llamacpp import (
     unknown_pre,
     unloadable,
 )
-from specscope.audit.rules_llamacpp_types import auto_type, eagle3_layers
+from specscope.audit.rules_llamacpp_types import auto_type, dflash_layers, eagle3_layers, split_mtp_hint
 from specscope.audit.rules_vocab import compare_tokenizers
 from specscope.checkpoint.gguf_file import GgufFile, is_gguf_path, read_gguf
 from specscope.errors import ConfigError
@@ -177,11 +177,13 @@ def audit_gguf(target: str | os.PathLike[str] | object, *, draft: str | os.PathL
         d = read_gguf(draft)
         facts["draft"] = {"gguf": gguf_facts(d)}
         dfind = compare_tokenizers(d.tokenizer, g.tokenizer, kind="gguf") + _bounds(d, g)
-        llama = are_compatible(g, d)
+        llama = split_mtp_hint(are_compatible(g, d), d)
         if not llama and compares(g, d):
             dfind = [_engine_accepts(f) for f in dfind]
         findings += [replace(f, file=f"draft:{f.file}" if f.file else "draft") for f in dfind]
-        findings += llama + auto_type(d) + eagle3_layers(g, d) + unknown_pre(("target", g), ("draft", d))
+        findings += (
+            llama + auto_type(d) + eagle3_layers(g, d) + dflash_layers(d) + unknown_pre(("target", g), ("draft", d))
+        )
         findings += unknown_architecture(("target", g), ("draft", d))
         dc = gguf_census(d, as_draft=True)
         tb = census.target_bytes_per_token

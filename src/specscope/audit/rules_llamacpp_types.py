@@ -5,16 +5,19 @@ Sources (ggml-org/llama.cpp, stored copies; each symbol or log line quoted is al
 xllamacpp 2026.10.11549): ``common/speculative.cpp`` @001d906a ``common_speculative_types_from_gguf`` and the
 ``draft-eagle3`` implementation's constructor; ``common/arg.cpp`` (the types are inferred from the draft file only
 while none is requested); ``src/models/eagle3.cpp`` ``llama_model_eagle3::load_arch_hparams`` (the key
-``eagle3.target_layers``: the binary's LLM_KV name ``%s.target_layers``).
+``eagle3.target_layers``: the binary's LLM_KV name ``%s.target_layers``); ``src/models/dflash.cpp``
+``llama_model_dflash::load_arch_hparams`` (the same key, ``dflash.target_layers``, for DFlash and DSpark files).
 """
 
 from __future__ import annotations
 
-from specscope.audit.catalog import finding
+from dataclasses import replace
+
+from specscope.audit.catalog import finding, finding_texts
 from specscope.audit.findings import Finding
 from specscope.checkpoint.gguf_file import GgufFile, read_gguf_file
 
-__all__ = ["auto_spec_type", "auto_type", "eagle3_layers"]
+__all__ = ["auto_spec_type", "auto_type", "dflash_layers", "eagle3_layers", "split_mtp_hint"]
 
 #: the number of target layers an EAGLE-3 draft taps (llama_model_eagle3::load_arch_hparams)
 EAGLE3_N_LAYERS = 3
@@ -73,3 +76,42 @@ def eagle3_layers(target: GgufFile, draft: GgufFile) -> list[Finding]:
         return []
     details = {"rule": "range", "ids": list(ids), "target_n_layer": n_layer}
     return [finding("LLAMACPP_EAGLE3_LAYERS/range", file="draft", id=past[0], n_layer=n_layer, details=details)]
+
+
+def dflash_layers(draft: GgufFile) -> list[Finding]:
+    """``LLAMACPP_DFLASH_LAYERS/missing`` (ERROR) for a DFlash / DSpark draft (``general.architecture`` dflash)
+    without ``dflash.target_layers``: ``llama_model_dflash::load_arch_hparams`` throws "DFlash model requires
+    'target_layers' in GGUF metadata" and the draft does not load (the loader takes any number of ids)."""
+    if draft.metadata.get("general.architecture") != "dflash":
+        return []
+    if isinstance(draft.metadata.get("dflash.target_layers"), list):
+        return []
+    return [finding("LLAMACPP_DFLASH_LAYERS/missing", file="draft", details={"rule": "missing"})]
+
+
+def _split_mtp_head(draft: GgufFile) -> str | None:
+    """The MTP head ``blk.{block_count-1}.nextn.eh_proj.weight`` of a split draft that :func:`auto_spec_type` does
+    not see (stored in a later shard than the first), or None."""
+    split = draft.metadata.get("split.count")
+    n = draft.arch_int("block_count")
+    if not (isinstance(split, int) and split > 1 and n) or auto_spec_type(draft) is not None:
+        return None
+    head = f"blk.{n - 1}.nextn.eh_proj.weight"
+    return head if head in {t.name for t in draft.tensors} else None
+
+
+def split_mtp_hint(findings: list[Finding], draft: GgufFile) -> list[Finding]:
+    """The pair rule's ``findings`` with the fix ``--spec-type draft-mtp`` (``CODE/split-mtp``) when ``draft`` is a
+    split MTP draft whose head is past its first shard: llama-server typed it draft-simple from that shard alone."""
+    head = _split_mtp_head(draft) if findings else None
+    if head is None:
+        return findings
+    out = []
+    for f in findings:
+        text = finding_texts().get(f"{f.code}/split-mtp")
+        if text is None or "fix" not in text:
+            out.append(f)
+            continue
+        details = {**(f.details or {}), "spec_type": "draft-mtp", "mtp_head": head}
+        out.append(replace(f, fix=text["fix"].format(head=head), details=details))
+    return out

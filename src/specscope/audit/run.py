@@ -18,6 +18,7 @@ from specscope.audit.archdoc import unjudged_draft_row
 from specscope.audit.architectures import (
     EAGLE3_FUSION_FAMILIES,
     DraftLayout,
+    alias_name,
     config_int,
     detect_draft_family,
     draft_layout,
@@ -162,7 +163,8 @@ def _unmatched_draft_model(ck: Checkpoint, layout: DraftLayout) -> Finding | Non
     # a causal LM of its own layout (Falcon-H1, Nemotron-H), unless the census knows its architecture's block
     if names and not in_family_layout(layout.family, names, ck.config):
         return finding("DRAFT_FORMAT_UNKNOWN/own-layout", marks=", ".join(layout.family.layout_marks), **seen)
-    if not names or any(n in names for n in layout.required):
+    aliased = {alias_name(layout.family, n) for n in names}  # GPT-2's h.{i}. is its loader's transformer.h.{i}.
+    if not names or any(n in aliased for n in layout.required):
         return None
     return finding("DRAFT_FORMAT_UNKNOWN/unmatched", nearest=layout.family.title, needed=len(layout.required), **seen)
 
