@@ -210,7 +210,8 @@ def run_table(data: RunData) -> Table:
         ("workloads", workloads or units.DASH),
         ("levels x repeats", _levels_repeats(opts, list(Counter(stored_keys).values()))),
         ("max_tokens / temperature", f"{shown(opts.max_tokens)}{own} / {shown(opts.temperature)}"),
-        ("prefix cache", str(opts.prefix_cache or "allow")),
+        # a bench run before the option existed allowed the cache; an imported run's files do not say
+        ("prefix cache", units.DASH if manifest.imports else str(opts.prefix_cache or "allow")),
         ("cells", progress),
         ("machine", units.DASH if machine is None else f"{machine.cpu or ''} ({shown(cores)} cores)".strip()),
         ("created", shown(manifest.created)),
