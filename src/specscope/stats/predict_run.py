@@ -434,10 +434,12 @@ def predict_run(  # noqa: PLR0913 - the library entry point behind `specscope pr
             expected="closed-loop cells at one stream (bench --max-concurrency 1)",
             fix=f"specscope bench --configs {configs} --max-concurrency 1",
         )
-    notes = ["errors are in-sample: the draft overhead is fitted on the cells it is compared with"]
-    target_bytes, recorded = _target_bytes(target_bytes, facts.of(baseline), model_bytes)
     rates = _measured_rates(cells)
-    notes += _output_rate_note(rates)
+    notes = [
+        "errors are in-sample: the draft overhead is fitted on the cells it is compared with",
+        *_output_rate_note(rates),
+    ]
+    target_bytes, recorded = _target_bytes(target_bytes, facts.of(baseline), model_bytes)
     base_rates = [v[0] for (cfg, _), v in rates.items() if cfg == baseline]
     if not base_rates:
         # the baseline's cells that are there but unusable say why (a failed cell's reasons), else the configs found
