@@ -103,3 +103,13 @@ def test_single_file_beside_an_index_is_named(tmp_path: Path) -> None:
     assert f.details == {"single_file_tensors": 2, "indexed_elsewhere": n, "copies_elsewhere": 2}
     assert f.fix is not None and f.fix.startswith("delete model.safetensors")  # both tensors are in the shards
     assert r.exit_code == 1
+
+
+def test_total_size_is_not_judged_while_an_indexed_shard_is_absent(tmp_path: Path) -> None:
+    """A shard the index names is not there (user61: a checkpoint of index and config only): its tensors' bytes are
+    unknown, not 0, so ``total_size`` is not compared with them ("148,096 != 0 bytes of the tensors the index
+    lists"); INDEX_SHARD_MISSING names the shard."""
+    ck = build(tmp_path / "ck")
+    (ck / SHARD2).unlink()
+    r = audit_checkpoint(ck)
+    assert r.by_code("INDEX_SHARD_MISSING") and not r.by_code("INDEX_TOTAL_SIZE_MISMATCH")

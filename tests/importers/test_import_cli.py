@@ -252,6 +252,8 @@ def test_an_imported_runs_table_shows_absent_options_as_dashes_and_names_its_sou
     assert "None" not in run_table
     assert "| max_tokens / temperature | — / — |" in run_table
     assert "| machine | — |" in run_table
+    # no tool's file says whether the server's prefix cache served its prompts: unknown, not "allow" (user61)
+    assert "| prefix cache | — |" in run_table
     assert "Cells imported from other tools' result files" in out
     assert "Tokens from usage.completion_tokens" not in out
 

@@ -55,6 +55,9 @@ def test_rates_report_achieved_rate_and_goodput(tmp_path):
     table = next(t for s in doc["sections"] for t in s["tables"] if t["key"] == "open_loop")
     assert [row[:4] for row in table["rows"]] == [["base", "prose", "0", "2.00"], ["base", "prose", "0", "4.00"]]
     assert "TTFT <= 2 s" in table["note"] and "one process" in table["note"]
+    # the run table named the rates' positions as levels ("[1, 2] x 1"), not the rates asked for (user61)
+    run_table = next(t for s in doc["sections"] for t in s["tables"] if t["key"] == "run")
+    assert dict(run_table["rows"])["levels x repeats"] == "2,4 req/s x 1"
 
 
 @pytest.mark.timing

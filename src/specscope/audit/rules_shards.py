@@ -13,7 +13,8 @@ Codes:
 - ``SHARD_UNINDEXED_TENSORS`` (INFO): per indexed shard, the tensors it holds that the index does not assign to it
   (unindexed names and stale copies), with their bytes; the fix is ``specscope surgery prune-unindexed``.
 - ``INDEX_TOTAL_SIZE_MISMATCH`` (WARNING): ``total_size`` differs from the bytes of the tensors the index lists
-  (each counted once, in the shard the index names; unindexed tensors do not count).
+  (each counted once, in the shard the index names; unindexed tensors do not count); not judged while a shard the
+  index names is absent or unreadable.
 - ``SINGLE_FILE_SHADOWS_INDEX`` (ERROR): ``model.safetensors`` sits beside an index that does not list it, or that
   lists tensors in other shards: loaders that find the single file load it alone.
 """
@@ -112,9 +113,12 @@ def indexed_tensor_bytes(ck: Checkpoint) -> int:
 
 
 def check_total_size(ck: Checkpoint) -> list[Finding]:
-    """``INDEX_TOTAL_SIZE_MISMATCH`` when ``metadata.total_size`` != :func:`indexed_tensor_bytes`."""
+    """``INDEX_TOTAL_SIZE_MISMATCH`` when ``metadata.total_size`` != :func:`indexed_tensor_bytes`. Not judged while
+    a shard the index names is absent or unreadable: its tensors' bytes are unknown, not 0 (``INDEX_SHARD_MISSING``
+    and the header findings name it); a tensor missing from a shard that is there counts 0 (case C02)."""
     declared = ck.index_total_size_bytes
-    if declared is None:
+    unread = any(ck.shards.get(shard) is None or ck.shards[shard].header is None for shard in ck.weight_map.values())
+    if declared is None or unread:
         return []
     measured = indexed_tensor_bytes(ck)
     if measured == declared:

@@ -210,17 +210,25 @@ DockerOption = Annotated[bool, typer.Option("--docker", help="Use the docker for
 # 1..65535: a TCP port (RFC 793: 16 bits), and a known one (serve waits on its /health), never 0 ("any free port");
 # serve RECIPE --print --port 70000 printed a command no server can bind
 ServePortOption = Annotated[int, typer.Option("--port", metavar="PORT", min=1, max=65535, help="Port on 127.0.0.1.")]
-ServeLogOption = Annotated[MaybePath, typer.Option("--log", help="Server log file (default ./vllm-RECIPE.log).")]
+ServeLogOption = Annotated[
+    MaybePath, typer.Option("--log", metavar="FILE", help="Server log file (default ./vllm-RECIPE.log).")
+]
 ParseLogOption = Annotated[
-    MaybePath, typer.Option("--parse-log", help="Print the facts of this server log (any engine).")
+    MaybePath, typer.Option("--parse-log", metavar="FILE", help="Print the facts of this server log (any engine).")
 ]
 PlanOption = Annotated[
     MaybeStr,
-    typer.Option("--plan", help="With --parse-log: do requests=R,tokens=L[,max-num-seqs=S] fit in the KV pool?"),
+    typer.Option(
+        "--plan",
+        metavar="requests=R,tokens=L",
+        help="With --parse-log: do requests=R,tokens=L[,max-num-seqs=S] fit in the KV pool?",
+    ),
 ]
 CensusOption = Annotated[
     MaybeStr,
-    typer.Option("--census", help="With --parse-log: compare 'Model loading took' with this model's census."),
+    typer.Option(
+        "--census", metavar="MODEL", help="With --parse-log: compare 'Model loading took' with this model's census."
+    ),
 ]
 ListRecipesOption = Annotated[bool, typer.Option("--list", help="List the recipes of the file.")]
 StartTimeoutOption = Annotated[str, _spec_option("start_timeout", show_default=False)]  # the help says it

@@ -113,8 +113,11 @@ def register(app: typer.Typer) -> None:
 
         def on_result(r: ProbeResult) -> None:
             mark = "[green]pass[/]" if r.check.passed else "[red]FAIL[/]"
+            why = r.check.why
+            if r.gate == "compare":  # checked only base against speculative (gate/runner.decide), never alone
+                mark, why = "sent", f"{why}; judged as a pair with the baseline, not alone"
             console.print(
-                f"{r.config:>10} {r.gate:<12} {r.probe_id:<24} {mark} {escape(r.check.why)}",
+                f"{r.config:>10} {r.gate:<12} {r.probe_id:<24} {mark} {escape(why)}",
                 highlight=False,
                 soft_wrap=True,
             )

@@ -14,6 +14,10 @@
 
 :func:`document_hint` names a JSON document of no known shape:
 
+- specscope's own report JSON (``report -f json``, ``schema`` ``specscope.report/N``): the run it names is a run
+  already; a speculation profile (``speculation_profile.json``, NVIDIA Model-Optimizer
+  examples/specdec_bench/specdec_bench/speculation_profile.py ``build_profile``, as ``export --to profile`` writes
+  it): acceptance per draft position, no timing and no token totals: no cell's facts;
 - GenAI-Perf's summary ``profile_export_genai_perf.json``: its metric blocks (``{"unit": ..., "avg": ...}``) and
   ``input_config`` (the command line, ``profile_export_file`` and ``artifact_dir`` among it; genai-perf
   export_data/json_exporter.py @09628cd6). It holds per-request statistics and rates, no duration of the run and no
@@ -66,6 +70,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from specscope.textsafe import shell_word
 
 __all__ = ["document_hint", "text_hint"]
 
@@ -169,6 +175,31 @@ def _offline(doc: Mapping[str, Any]) -> str:
     return ""
 
 
+#: the keys of a speculation profile (NVIDIA Model-Optimizer examples/specdec_bench/specdec_bench/
+#: speculation_profile.py ``build_profile``, as specscope.export.profile writes it)
+_PROFILE_KEYS = frozenset({"conditional_accept_rates", "acceptance_length_histogram", "num_speculative_tokens"})
+
+
+def _own_document(doc: Mapping[str, Any]) -> str:
+    """The words for specscope's own report JSON and for a speculation profile (module doc), else ""."""
+    schema = doc.get("schema")
+    if isinstance(schema, str) and schema.startswith("specscope.report/"):
+        run = doc.get("run")
+        instead = (
+            f"its run folder {run} is a run already: `specscope report {shell_word(run)}`"
+            if isinstance(run, str) and run
+            else "report the run folder it was made from"
+        )
+        return f"; looks like specscope's own report (report -f json, schema {schema}): {instead}"
+    if _PROFILE_KEYS <= doc.keys():
+        return (
+            "; looks like a speculation profile (speculation_profile.json: specdec_bench's schema, as specscope "
+            "export --to profile writes it): acceptance per draft position and no timing or token totals, so no cell "
+            "can be read from it; import the benchmark files the profile's run was measured with"
+        )
+    return ""
+
+
 def _other_tool(doc: Mapping[str, Any]) -> str:
     """The words for trtllm-bench's report and genai-bench's per-run JSON (module doc), else ""."""
     if {"engine", "world_info", "request_info", "performance"} <= doc.keys():
@@ -266,7 +297,7 @@ def document_hint(doc: Any) -> str:
         )
     if not isinstance(doc, Mapping):
         return ""
-    if hint := _aiperf_window(doc) or _vllm_pooling(doc) or _offline(doc) or _other_tool(doc):
+    if hint := _own_document(doc) or _aiperf_window(doc) or _vllm_pooling(doc) or _offline(doc) or _other_tool(doc):
         return hint
     if hint := _aiperf_aggregate(doc) or _aiperf_sibling(doc):
         return hint

@@ -40,7 +40,7 @@ from specscope.stats.cells import summarize_cells, summarize_run
 from specscope.stats.choices import Traffic
 from specscope.stats.descriptive import group_mean, mean_ratio
 from specscope.stats.goodput import RateCell, rate_cells
-from specscope.stats.groups import workloads_of
+from specscope.stats.groups import LevelAxis, workloads_of
 from specscope.stats.judgement import Judgement
 from specscope.stats.mix import require_workloads
 from specscope.stats.server_spec import log_pools_of, methods_of, served_model
@@ -166,8 +166,13 @@ def _models(facts: RunFacts) -> str:
 def _levels_repeats(opts: RunOptions, stored: Sequence[int]) -> str:
     """``[1, 2] x 2``; ``[1, 2, 4, 8] x 1-3 (stored per cell)`` when the cells hold different numbers of repeats (an
     import of uneven files, an unfinished run); for adaptive repeats ``[1, 2] x 2-6 rounds (adaptive, target 5.0 %)``.
-    ``stored``: the repeats each (config, workload, level) holds."""
-    levels = None if opts.levels is None else list(opts.levels)
+    ``stored``: the repeats each (config, workload, level) holds. An open loop shows its load: ``2,4 req/s x 2``
+    (its levels are the rates' positions), ``the replay x 1`` (a trace)."""
+    levels: object = None if opts.levels is None else list(opts.levels)
+    if opts.trace:
+        levels = LevelAxis("trace").labels(())
+    elif opts.rates and opts.levels is not None:
+        levels = LevelAxis("rate", tuple(zip(opts.levels, opts.rates, strict=False))).labels(opts.levels)
     if opts.target_ci is None:
         if stored and min(stored) != max(stored):
             return f"{levels} x {min(stored)}-{max(stored)} (stored per cell)"
@@ -210,7 +215,8 @@ def run_table(data: RunData) -> Table:
         ("workloads", workloads or units.DASH),
         ("levels x repeats", _levels_repeats(opts, list(Counter(stored_keys).values()))),
         ("max_tokens / temperature", f"{shown(opts.max_tokens)}{own} / {shown(opts.temperature)}"),
-        ("prefix cache", str(opts.prefix_cache or "allow")),
+        # a bench run before the option existed allowed the cache; an imported run's files do not say
+        ("prefix cache", units.DASH if manifest.imports else str(opts.prefix_cache or "allow")),
         ("cells", progress),
         ("machine", units.DASH if machine is None else f"{machine.cpu or ''} ({shown(cores)} cores)".strip()),
         ("created", shown(manifest.created)),

@@ -179,6 +179,20 @@ def _measured_rates(cells: list[CellSummary]) -> dict[tuple[str, str], tuple[flo
     return rates
 
 
+def _output_rate_note(rates: Mapping[tuple[str, str], tuple[float, int, str]]) -> list[str]:
+    """The note for the configs whose rate is aggregate output tok/s (:func:`_measured_rates`: a cell without a time
+    per output token, as answers of one token have): prefill is in it, so neither the effective bandwidth nor the
+    model's decode step is what it measures. Empty when every rate is a decode rate."""
+    configs = list(dict.fromkeys(cfg for (cfg, _), (_, _, src) in rates.items() if src == "output"))
+    if not configs:
+        return []
+    return [
+        f"{', '.join(configs)}: no time per output token in some cells (answers of one token, or no token timing), "
+        "so their rate is aggregate output tok/s, prefill (TTFT) included, not decode: the effective bandwidth and "
+        "the fit are not a decode step's; bench with --max-tokens 2 or more"
+    ]
+
+
 def draft_fraction(cells: Iterable[CellSummary], config: str, workload: str) -> float | None:
     """Fraction of verify steps that drafted: summed counter ``drafts`` / verify steps
     (:func:`specscope.stats.verify_steps.verify_steps`: generated - accepted tokens - the requests that produced a
@@ -420,9 +434,12 @@ def predict_run(  # noqa: PLR0913 - the library entry point behind `specscope pr
             expected="closed-loop cells at one stream (bench --max-concurrency 1)",
             fix=f"specscope bench --configs {configs} --max-concurrency 1",
         )
-    notes = ["errors are in-sample: the draft overhead is fitted on the cells it is compared with"]
-    target_bytes, recorded = _target_bytes(target_bytes, facts.of(baseline), model_bytes)
     rates = _measured_rates(cells)
+    notes = [
+        "errors are in-sample: the draft overhead is fitted on the cells it is compared with",
+        *_output_rate_note(rates),
+    ]
+    target_bytes, recorded = _target_bytes(target_bytes, facts.of(baseline), model_bytes)
     base_rates = [v[0] for (cfg, _), v in rates.items() if cfg == baseline]
     if not base_rates:
         # the baseline's cells that are there but unusable say why (a failed cell's reasons), else the configs found
