@@ -70,6 +70,7 @@ __all__ = [
     "COQA_FILE_REFUSAL",
     "MLPERF_FIELDS",
     "NEMOTRON_POST_TRAINING_LABELS",
+    "EACH_ROW",
     "PASSAGE_FIELDS",
     "PASSAGE_NOTE",
     "HH_TRANSCRIPT",
@@ -329,6 +330,18 @@ _COQA_JQ = (
 )
 #: vLLM's dataset readers, at the release the census rows read
 _VLLM = "vllm-project/vllm vllm/benchmarks/datasets.py @0056b87f"
+#: The jq that keeps a zeta ``output`` from its first ``<|editable_region_start|>`` as vLLM's
+#: NextEditPredictionDataset does (``output[output.find(marker):]``, characters; ``output[-1:]`` without it). It splits
+#: at the marker, as jq 1.6's ``index`` on a string counts bytes while ``.[n:]`` slices characters (a cut inside the
+#: text on a row with non-ASCII text before the marker).
+_ZETA_CUT = (
+    'split("<|editable_region_start|>") | if length > 1 then "<|editable_region_start|>" + (.[1:] | '
+    'join("<|editable_region_start|>")) else (.[0] // "" | .[-1:]) end'
+)
+#: The one way every row jq of the census starts: each row of a file that is either JSON Lines (each line a row
+#: object) or one JSON array of row objects (``Dataset.to_json(lines=False)``, a published ``.json``), so that the same
+#: jq runs on both forms.
+EACH_ROW = '(if type == "array" then .[] else . end) | '
 #: AIPerf's trace and agentic layouts that specscope refuses by name: ``(fields that tell the row, what it is, the
 #: fix)``. A row is that layout when it holds every field named (the loaders' own ``can_load`` keys or required
 #: fields, read at the commits of their census rows); checked before any other reading, so that none is read as
@@ -460,12 +473,13 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "`input` in the zeta prompt and sizes the output by `output` from its <|editable_region_start|> marker; "
         "GuideLLM's mapper would send `input` alone)",
         "write the zeta prompt as vLLM does, `output` from the marker the recorded answer whose token count is the "
-        'output length (never sent), e.g. jq -c \'{messages: [{role: "user", content: ("### Instruction:\\nYou are '
+        f"output length (never sent), e.g. jq -c '{EACH_ROW}"
+        '{messages: [{role: "user", content: ("### Instruction:\\nYou are '
         "a code completion assistant and your task is to analyze user edits and then rewrite an excerpt that the "
         "user provides, suggesting the appropriate edits within the excerpt, taking into account the cursor "
         'location.\\n\\n### User Edits:\\n\\n" + .events + "\\n\\n### User Excerpt:\\n\\n" + .input + '
-        '"\\n\\n### Response:\\n\\n")}, {role: "assistant", content: (.output | .[(index("<|editable_region_'
-        "start|>\") // -1):])}]}' FILE > OUT.jsonl",
+        '"\\n\\n### Response:\\n\\n")}, {role: "assistant", content: (.output | '
+        f'{_ZETA_CUT})}}]}}\' FILE > OUT.jsonl',
     ),
     (
         ("code", "change_request"),
@@ -700,11 +714,13 @@ PASSAGE_NOTE = (
     "column; vLLM's custom reader takes `prompt`, SGLang's and AIPerf's take conversations or `text`), so the "
     "question goes without the text it asks about, in specscope as in them; to send it, prepend it to the question, "
     + "; ".join(
-        f"`{k}`: jq -c '.question = .{k} + \"\\n\\n\" + .question | del(.{k})' FILE > OUT.jsonl" for k in PASSAGE_FIELDS
+        f"`{k}`: jq -c '{EACH_ROW}.question = .{k} + \"\\n\\n\" + .question | del(.{k})' FILE > OUT.jsonl"
+        for k in PASSAGE_FIELDS
     )
     + "; a HotpotQA `context` (hotpotqa/hotpot_qa: its paragraphs as `title` and `sentences` lists on the hub, as "
-    "[title, sentences] pairs in the published JSON array), its paragraphs' sentences joined: jq -c '(if type == "
-    '"array" then .[] else . end) | .question = ((.context | if type == "object" then .sentences else map(.[1]) end '
+    "[title, sentences] pairs in the published JSON array), its paragraphs' sentences joined: jq -c '"
+    + EACH_ROW
+    + '.question = ((.context | if type == "object" then .sentences else map(.[1]) end '
     '| map(join("")) | join("\\n\\n")) + "\\n\\n" + .question) | del(.context)\' FILE > OUT.jsonl'
 )
 

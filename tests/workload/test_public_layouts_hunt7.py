@@ -1,0 +1,128 @@
+"""Issue 36 item 3, what round 61 left (wl62):
+
+* the DROP, BoolQ, RACE and SciQ passage jqs read JSON Lines only (on a JSON-array file ``.question`` of the array
+  fails); every passage jq now starts with the census's one way of reading each row of a file that is either JSON
+  Lines or a JSON array (:data:`specscope.workload.census.EACH_ROW`), and each is run here on both file forms;
+* the zeta jq cut ``output`` at ``index("<|editable_region_start|>")``, which jq 1.6 counts in bytes while ``.[n:]``
+  slices characters: on a row with non-ASCII text before the marker the cut fell inside the text.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from clirun import cli
+from paths import DATA
+from specscope.errors import ConfigError
+from specscope.workload.census import EACH_ROW
+from specscope.workload.userfile import load_prompt_file
+
+HERE = DATA / "workload_public"
+
+
+def _jq(text: str, start: str = "jq ") -> str:
+    """The first shell command of ``text`` from ``start`` to its ``FILE > OUT.jsonl``."""
+    at = text.index(start)
+    return text[at : text.index("FILE > OUT.jsonl", at) + len("FILE > OUT.jsonl")]
+
+
+def _run(jq: str, path: Path, out: Path) -> Path:
+    subprocess.run(["sh", "-c", jq.replace("FILE > OUT.jsonl", f"{path} > {out}")], check=True)
+    return out
+
+
+def _as_array(path: Path, tmp_path: Path) -> Path:
+    """The rows of JSON Lines file ``path`` written as one JSON array (the form ``Dataset.to_json(lines=False)``
+    writes), under ``tmp_path``."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    out = tmp_path / (path.stem + ".json")
+    out.write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
+    return out
+
+
+def test_jq_version_is_the_one_these_checks_name() -> None:
+    """The checks below run the system jq; the byte-counting ``index`` they guard against is jq 1.6's."""
+    version = subprocess.run(["jq", "--version"], check=True, capture_output=True, text=True).stdout.strip()
+    assert version.startswith("jq-1.")
+
+
+PASSAGES = [
+    ("drop.jsonl", "passage", "The Chiefs beat the Raiders 21-7.\n\nWho won the game?"),
+    ("boolq.jsonl", "passage", "On a clear day the sky is blue.\n\nis the sky blue on a clear day"),
+    ("race.jsonl", "article", "Tom went home early.\n\nWhy did Tom go home?"),
+    (
+        "sciq.jsonl",
+        "support",
+        "Mesophiles grow best in moderate temperature.\n\nWhat type of organism is used in yogurt?",
+    ),
+]
+
+
+@pytest.mark.parametrize("form", ["jsonl", "array"])
+@pytest.mark.parametrize(("name", "field", "user"), PASSAGES)
+def test_every_passage_jq_reads_json_lines_and_a_json_array(
+    name: str, field: str, user: str, form: str, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """``bench --workload a=FILE --dry-run`` names the passage with its jq; that jq, run on the file (JSON Lines or a
+    JSON array of the same rows), writes the question after its passage, which specscope reads as one user turn."""
+    path = HERE / name if form == "jsonl" else _as_array(HERE / name, tmp_path)
+    code, out, err = cli(["bench", "--workload", f"a={path}", "--dry-run"], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    note = out[out.index(f"passages ({field})") :]
+    jq = _jq(note[note.index(f"`{field}`: jq ") :])
+    assert jq.startswith(f"jq -c '{EACH_ROW}")
+    (q,) = load_prompt_file("a", _run(jq, path, tmp_path / "out.jsonl"))
+    assert q.messages == [{"role": "user", "content": user}]
+    assert "unsent_passage_fields" not in q.meta
+
+
+@pytest.mark.parametrize("form", ["jsonl", "array"])
+def test_the_hotpotqa_jq_uses_the_same_row_reading(form: str, tmp_path: Path, capsys, monkeypatch) -> None:
+    """HotpotQA's jq (which read both forms already) reads each row the census's one way."""
+    path = HERE / "hotpotqa.jsonl" if form == "jsonl" else _as_array(HERE / "hotpotqa.jsonl", tmp_path)
+    code, out, err = cli(["bench", "--workload", f"a={path}", "--dry-run"], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    note = out[out.index("passages (context)") :]
+    jq = _jq(note[note.index("a HotpotQA `context`") :])
+    assert jq.startswith(f"jq -c '{EACH_ROW}")
+    (q,) = load_prompt_file("a", _run(jq, path, tmp_path / "o.jsonl"))
+    assert q.messages[0]["content"].endswith("\n\nWere Scott Derrickson and Ed Wood of the same nationality?")
+
+
+_MARK = "<|editable_region_start|>"
+#: a zeta row with non-ASCII text before the marker (é and ✓: 1 and 2 bytes more than their characters)
+_ZETA_NON_ASCII = {
+    "events": 'User edited "é.py"',
+    "input": f"# café ✓\n{_MARK}\nx<|editable_region_end|>",
+    "output": f"# café ✓\n{_MARK}\nx = 1<|editable_region_end|>",
+}
+
+
+@pytest.mark.parametrize("form", ["jsonl", "array"])
+def test_the_zeta_jq_cuts_at_the_marker_on_non_ascii_text(form: str, tmp_path: Path) -> None:
+    """vLLM's NextEditPredictionDataset keeps ``output[output.find(marker):]`` (characters); the jq's cut was at
+    jq 1.6's byte offset, 3 characters past the marker here. Run on both file forms."""
+    path = tmp_path / "zeta.jsonl"
+    path.write_text(json.dumps(_ZETA_NON_ASCII, ensure_ascii=False) + "\n", encoding="utf-8")
+    if form == "array":
+        path = _as_array(path, tmp_path)
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("z", path)
+    jq = _jq(err.value.fix or "")
+    assert jq.startswith(f"jq -c '{EACH_ROW}")
+    (p,) = load_prompt_file("z", _run(jq, path, tmp_path / "out.jsonl"))
+    assert p.meta["recorded_answer"] == f"{_MARK}\nx = 1<|editable_region_end|>"
+
+
+def test_the_zeta_jq_without_a_marker_keeps_the_last_character_as_vllm_does(tmp_path: Path) -> None:
+    """``str.find`` gives -1 without the marker, and vLLM keeps ``output[-1:]``: the jq does the same."""
+    path = tmp_path / "zeta.jsonl"
+    path.write_text(json.dumps({**_ZETA_NON_ASCII, "output": "x = é"}, ensure_ascii=False) + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("z", path)
+    (p,) = load_prompt_file("z", _run(_jq(err.value.fix or ""), path, tmp_path / "out.jsonl"))
+    assert p.meta["recorded_answer"] == "é"
