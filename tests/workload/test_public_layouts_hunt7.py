@@ -126,3 +126,56 @@ def test_the_zeta_jq_without_a_marker_keeps_the_last_character_as_vllm_does(tmp_
         load_prompt_file("z", path)
     (p,) = load_prompt_file("z", _run(_jq(err.value.fix or ""), path, tmp_path / "out.jsonl"))
     assert p.meta["recorded_answer"] == "é"
+
+
+def test_an_alpaca_shaped_file_names_instructcoders_order(tmp_path: Path, capsys, monkeypatch) -> None:
+    """likaixin/InstructCoder's rows have Alpaca's fields (``instruction``, ``input``, ``output``) and a file does
+    not carry its hub id, so specscope cannot tell them apart: it sends Alpaca's order, and the dry run names the
+    order vLLM's InstructCoderDataset sends, with the jq that writes it; that jq's prompt is the one
+    ``--dataset instructcoder`` sends (one reader of vLLM's form)."""
+    from specscope.workload.dataset_rows import row_reader
+
+    path = HERE / "instructcoder.jsonl"
+    (p,) = load_prompt_file("a", path)
+    row = json.loads(path.read_text(encoding="utf-8"))
+    assert p.messages == [{"role": "user", "content": f"{row['instruction']}\n\n{row['input']}"}]  # Alpaca's order
+    assert p.meta["instruction_input_fields"] == ("instruction", "input")
+    code, out, err = cli(["bench", "--workload", f"a={path}", "--dry-run"], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "1 row carries an `instruction` with its `input` (instruction, input) that are sent in Alpaca's order" in out
+    note = out[out.index("an `instruction` with its `input`") :]
+    assert "vLLM's InstructCoderDataset" in note and "asking 200 tokens" in note
+    jq = _jq(note)
+    assert jq.startswith(f"jq -c '{EACH_ROW}")
+    for form in ("jsonl", "array"):
+        src = path if form == "jsonl" else _as_array(path, tmp_path)
+        (q,) = load_prompt_file("a", _run(jq, src, tmp_path / f"{form}.jsonl"))
+        vllm = row_reader("instructcoder")(row, 0)
+        assert q.messages == [{"role": "user", "content": vllm.turns[0]}]  # type: ignore[union-attr]
+
+
+def test_a_plain_alpaca_row_without_input_gets_no_instructcoder_note(tmp_path: Path) -> None:
+    """An instruction alone is sent alone by Alpaca and has no other order: no note."""
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"instruction": "Say hi.", "input": "", "output": "hi"}\n', encoding="utf-8")
+    (p,) = load_prompt_file("a", path)
+    assert "instruction_input_fields" not in p.meta
+
+
+def test_the_mt_bench_turns_row_names_vllms_first_turn_reader(tmp_path: Path) -> None:
+    """philschmid/mt-bench rows are FastChat's question.jsonl layout (``question_id``, ``category``, ``turns``):
+    specscope sends every turn as one conversation, as FastChat's answer generation does; vLLM's MTBenchDataset sends
+    ``turns[0]`` alone at 256 tokens. The census row (docs/workloads.md) says so, with the jq that writes vLLM's."""
+    from specscope.workload.census import CENSUS
+
+    (layout,) = [c for c in CENSUS if c.key == "vllm.spec_bench"]
+    text = layout.specscope
+    assert "philschmid/mt-bench" in text and "MTBenchDataset" in text and "256" in text
+    path = HERE / "mt_bench_philschmid.jsonl"
+    (p,) = load_prompt_file("a", path)
+    assert p.messages == [{"role": "user", "content": "Compose a travel blog post about Hawaii."}]
+    assert p.follow_ups == ("Rewrite it starting every sentence with A.",)
+    (q,) = load_prompt_file("a", _run(_jq(text), path, tmp_path / "o.jsonl"))
+    assert (q.messages, q.follow_ups, q.meta.get("row_id")) == (p.messages, (), "81")
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "workloads.md").read_text(encoding="utf-8")
+    assert "philschmid/mt-bench" in doc

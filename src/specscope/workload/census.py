@@ -17,7 +17,10 @@ builds a file of that layout from these names and checks what the truth server r
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+
+from specscope.workload.dataset_rows import INSTRUCTCODER_SUFFIX
 
 __all__ = [
     "Layout",
@@ -71,6 +74,7 @@ __all__ = [
     "MLPERF_FIELDS",
     "NEMOTRON_POST_TRAINING_LABELS",
     "EACH_ROW",
+    "INSTRUCTION_INPUT_NOTE",
     "PASSAGE_FIELDS",
     "PASSAGE_NOTE",
     "HH_TRANSCRIPT",
@@ -479,7 +483,7 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "user provides, suggesting the appropriate edits within the excerpt, taking into account the cursor "
         'location.\\n\\n### User Edits:\\n\\n" + .events + "\\n\\n### User Excerpt:\\n\\n" + .input + '
         '"\\n\\n### Response:\\n\\n")}, {role: "assistant", content: (.output | '
-        f'{_ZETA_CUT})}}]}}\' FILE > OUT.jsonl',
+        f"{_ZETA_CUT})}}]}}' FILE > OUT.jsonl",
     ),
     (
         ("code", "change_request"),
@@ -722,6 +726,20 @@ PASSAGE_NOTE = (
     + EACH_ROW
     + '.question = ((.context | if type == "object" then .sentences else map(.[1]) end '
     '| map(join("")) | join("\\n\\n")) + "\\n\\n" + .question) | del(.context)\' FILE > OUT.jsonl'
+)
+
+
+#: What ``bench`` says of a row sent by Alpaca's join (meta ``instruction_input_fields``): likaixin/InstructCoder's rows
+#: have Alpaca's fields, and a file does not carry the hub id that tells them apart, so specscope keeps Alpaca's order
+#: and names the order vLLM sends (``INSTRUCTCODER_SUFFIX``, one home with ``--dataset instructcoder``'s reader).
+INSTRUCTION_INPUT_NOTE = (
+    "sent in Alpaca's order (the instruction, a blank line, the input: tatsu-lab/stanford_alpaca's prompt); "
+    "likaixin/InstructCoder's rows have the same fields and a file does not say which it is (only the hub id does): "
+    f"vLLM's InstructCoderDataset, {_VLLM}, sends the input, a blank line, the instruction and "
+    f"{json.dumps(INSTRUCTCODER_SUFFIX.strip())}, asking 200 tokens unless told another output length (as "
+    "`--dataset instructcoder` sends the hub dataset); to send an InstructCoder file as vLLM does: "
+    f"jq -c '{EACH_ROW}{{prompt: (.input + \"\\n\\n\" + .instruction + {json.dumps(INSTRUCTCODER_SUFFIX)})}}' FILE > "
+    "OUT.jsonl with --max-tokens 200"
 )
 
 
@@ -1113,7 +1131,11 @@ CENSUS: tuple[Layout, ...] = (
         "`--spec-bench-output-len`",
         "— (index)",
         "—",
-        "read: every turn, a conversation; `question_id` is the row id; or `--dataset spec-bench`",
+        "read: every turn, a conversation; `question_id` is the row id; or `--dataset spec-bench`. The same layout "
+        "is FastChat's MT-Bench question.jsonl, published as philschmid/mt-bench, whose source sends both turns as "
+        "one conversation (FastChat llm_judge gen_model_answer.py), as specscope does; vLLM's MTBenchDataset, "
+        f"{_VLLM}, sends `turns`[0] alone asking 256 tokens unless told another output length: to send that, "
+        f"jq -c '{EACH_ROW}{{prompt: .turns[0], id: .question_id}}' FILE > OUT.jsonl with --max-tokens 256",
     ),
     Layout(
         "vllm.multi_turn",

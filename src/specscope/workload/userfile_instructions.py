@@ -59,7 +59,9 @@ def instruction_meta(record: dict[str, Any], messages: list[dict[str, Any]]) -> 
 
 def shared_instructions(prompts: list[Prompt]) -> list[Prompt]:
     """``prompts`` with each row whose instruction is shared by rows of different inputs sent as a system message
-    and a user message (meta ``instruction_system_fields``: ``("instruction",)``); the parts' meta key removed."""
+    and a user message (meta ``instruction_system_fields``: ``("instruction",)``), each other row of Alpaca's join
+    marked (meta ``instruction_input_fields``: named by ``bench`` with
+    :data:`~specscope.workload.census.INSTRUCTION_INPUT_NOTE`); the parts' meta key removed."""
     inputs: dict[str, set[str]] = {}
     for p in prompts:
         if (parts := p.meta.get(_PARTS)) is not None:
@@ -70,6 +72,8 @@ def shared_instructions(prompts: list[Prompt]) -> list[Prompt]:
         if parts is not None and len(inputs[parts[0]]) > 1:
             messages = [{"role": "system", "content": parts[0]}, {"role": "user", "content": parts[1]}]
             p = replace(p, messages=messages, meta={**p.meta, "instruction_system_fields": ("instruction",)})
+        elif parts is not None:  # Alpaca's order, which InstructCoder's reader does not send (INSTRUCTION_INPUT_NOTE)
+            p = replace(p, meta={**p.meta, "instruction_input_fields": ("instruction", "input")})
         out.append(p)
     return out
 
