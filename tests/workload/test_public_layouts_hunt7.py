@@ -179,3 +179,45 @@ def test_the_mt_bench_turns_row_names_vllms_first_turn_reader(tmp_path: Path) ->
     assert (q.messages, q.follow_ups, q.meta.get("row_id")) == (p.messages, (), "81")
     doc = (Path(__file__).resolve().parents[2] / "docs" / "workloads.md").read_text(encoding="utf-8")
     assert "philschmid/mt-bench" in doc
+
+
+def _strings(value: object, seen: set[int]) -> list[str]:
+    """Every string held by ``value`` (tuples, lists, dicts, dataclasses), each container once."""
+    if isinstance(value, str):
+        return [value]
+    if id(value) in seen:
+        return []
+    seen.add(id(value))
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in _strings(k, seen) + _strings(v, seen)]
+    if isinstance(value, tuple | list):
+        return [s for v in value for s in _strings(v, seen)]
+    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+        return [s for k in value.__dataclass_fields__ for s in _strings(getattr(value, k), seen)]
+    return []
+
+
+def test_every_row_jq_the_census_writes_reads_both_file_forms() -> None:
+    """Every ``jq -c`` program of the census (its refusals, notes and layout rows; census_hub's; the choices note)
+    starts with :data:`EACH_ROW`, but for a program over a whole JSON array (``[.[] | ...]``)."""
+    from specscope.workload import census, census_hub, userfile_instructions
+
+    texts = [
+        s
+        for module in (census, census_hub, userfile_instructions)
+        for name in dir(module)
+        if not name.startswith("__")
+        for s in _strings(getattr(module, name), set())
+    ]
+    jqs = [t[at : at + 80] for t in texts for at in _starts(t)]
+    assert len(jqs) > 40
+    bad = [j for j in jqs if not j.startswith((f"jq -c '{EACH_ROW}", "jq -c '["))]
+    assert not bad
+
+
+def _starts(text: str) -> list[int]:
+    out, at = [], text.find("jq -c ")
+    while at >= 0:
+        out.append(at)
+        at = text.find("jq -c ", at + 1)
+    return out

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from specscope.workload.census import PASSAGE_FIELDS
+from specscope.workload.census import EACH_ROW, PASSAGE_FIELDS
 from specscope.workload.prompt import Prompt
 from specscope.workload.userfile_fields import first_text_field
 
@@ -84,10 +84,12 @@ CHOICE_FIELDS = ("options", "choices")
 #: what ``bench`` says of them (meta ``unsent_choice_fields``); the jq joins them into the question as "A. ..." lines
 CHOICES_NOTE = (
     "not sent: GuideLLM's column mapper, the peer reader of a `question` row, has no column for them and sends the "
-    'question alone, and so does specscope; to send them, join them into the question: jq -c \'.question += "\\n\\n" '
+    f"question alone, and so does specscope; to send them, join them into the question: jq -c '{EACH_ROW}"
+    '.question += "\\n\\n" '
     '+ ([.options | to_entries[] | "\\([.key + 65] | implode). \\(.value)"] | join("\\n")) | del(.options)\' FILE '
     "> OUT.jsonl (a `choices` row: the same with .choices); an ARC `choices` object of `text` and `label` lists "
-    '(allenai/ai2_arc): jq -c \'.question += "\\n\\n" + ([.choices.label, .choices.text] | transpose | map("\\(.[0]). '
+    f"(allenai/ai2_arc): jq -c '{EACH_ROW}"
+    '.question += "\\n\\n" + ([.choices.label, .choices.text] | transpose | map("\\(.[0]). '
     '\\(.[1])") | join("\\n")) | del(.choices)\' FILE > OUT.jsonl'
 )
 
