@@ -152,7 +152,9 @@ def test_a_vertex_batch_line_is_refused_by_name_with_the_conversion(tmp_path, ca
     ) in err
     assert (
         "fix: write each line's request.contents as `messages` (role model -> assistant, the text parts joined) and "
-        "request.generationConfig.maxOutputTokens as max_tokens, e.g. jq -c '{messages: [.request.contents[] | {role: "
+        "request.generationConfig.maxOutputTokens as max_tokens, e.g. "
+        'jq -c \'(if type == "array" then .[] else . end) | '
+        "{messages: [.request.contents[] | {role: "
         '(if .role == "model" then "assistant" else .role end), content: ([.parts[].text // empty] | join("\\n"))}], '
         "max_tokens: .request.generationConfig.maxOutputTokens}' FILE > OUT.jsonl"
     ) in err

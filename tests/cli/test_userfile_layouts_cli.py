@@ -121,7 +121,11 @@ LAYOUTS: dict[str, tuple[str, str, list[str], list[str]]] = {
     "mmlu-pro options": (
         "mmlu_pro.jsonl",
         json.dumps({"question_id": 1, "question": "MK-Q", "options": ["MK-O1", "MK-O2"], "answer": "A"}),
-        ["user: MK-Q", "multiple-choice options (options) that are not sent", "jq -c '.question +="],
+        [
+            "user: MK-Q",
+            "multiple-choice options (options) that are not sent",
+            'jq -c \'(if type == "array" then .[] else . end) | .question +=',
+        ],
         ["MK-O1"],
     ),
     "text lines": ("p.txt", "MK-L1\nMK-L2\n", ["user: MK-L1", "user: MK-L2"], []),

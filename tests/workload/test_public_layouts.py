@@ -43,7 +43,11 @@ def test_arena_hard_turns_of_content_are_a_conversation() -> None:
         ("oasst1_messages.jsonl", "an OpenAssistant message row (`message_id`, `parent_id`", "`messages`"),
         ("openai_batch.jsonl", "an OpenAI Batch API request line (`custom_id`, `method`, `url`, `body`", "`body`"),
         # was "no messages/conversations/... field (keys: ['custom_id', 'params'])"
-        ("message_batches.jsonl", "a Message Batches request line (`custom_id`, `params`", "jq -c '.params'"),
+        (
+            "message_batches.jsonl",
+            "a Message Batches request line (`custom_id`, `params`",
+            "jq -c '(if type == \"array\" then .[] else . end) | .params'",
+        ),
         (
             "fastchat_model_answer.jsonl",
             "a FastChat model answer row (`question_id`, `answer_id`, `model_id`, `choices`",
@@ -164,7 +168,8 @@ def test_capybara_conversation_of_pairs_is_refused_by_name() -> None:
     assert str(err.value) == (
         f"{path}:1: a `conversation` of {{input, output}} pairs (Capybara, LDJnr/Capybara: each pair a user turn and "
         "its recorded answer; the ShareGPT readers take {from, value} turns); expected: a prompt or messages per row; "
-        'fix: write it as ShareGPT: jq -c \'{conversations: [.conversation[] | {from: "human", value: .input}, '
+        'fix: write it as ShareGPT: jq -c \'(if type == "array" then .[] else . end) | '
+        '{conversations: [.conversation[] | {from: "human", value: .input}, '
         '{from: "gpt", value: .output}]}\' FILE > OUT.jsonl'
     )
 
@@ -231,7 +236,8 @@ def test_token_count_sessions_without_timestamps_are_not_sent_between_trace_and_
         ("trl_conv_prompt_completion.jsonl", "a `prompt` list of messages with a `completion` (TRL",
          "(.prompt + .completion)"),
         # was "one JSON object of columns (1 values each: data)"
-        ("genaiperf_inputs.json", "a GenAI-Perf inputs.json", "jq -c '.data[].payload[]'"),
+        ("genaiperf_inputs.json", "a GenAI-Perf inputs.json", "jq -c '(if type == \"array\" then .[] else . end) | "
+            ".data[].payload[]'"),
         # was "no messages/conversations/... field (keys: ['data', 'id'])"
         ("ultrachat_raw.jsonl", "an `id` / `data` row (stingning/ultrachat", "`messages`"),
         # was sent: the prompt '["Is it morally right ...", "OK, does pineapple ..."]', brackets and quotes included

@@ -62,7 +62,8 @@ def test_mmlu_pro_options_are_named_with_their_conversion(tmp_path: Path, capsys
     assert (
         "warning: rows: m: 1 row carries multiple-choice options (options) that are not sent: GuideLLM's column "
         "mapper, the peer reader of a `question` row, has no column for them and sends the question alone, and so "
-        'does specscope; to send them, join them into the question: jq -c \'.question += "\\n\\n" + ([.options | '
+        'does specscope; to send them, join them into the question: jq -c \'(if type == "array" then .[] else . end) | '
+        '.question += "\\n\\n" + ([.options | '
         'to_entries[] | "\\([.key + 65] | implode). \\(.value)"] | join("\\n")) | del(.options)\' FILE > OUT.jsonl'
     ) in out
     assert "does not read as guidellm.jsonl (answer, answer_index, cot_content, src)" in out
@@ -100,7 +101,8 @@ def test_glaive_function_calling_row_is_refused_by_name() -> None:
         f"{path}:1: a Glaive function-calling row (glaiveai/glaive-function-calling-v2: `system` the function "
         "definitions, `chat` a USER / ASSISTANT / FUNCTION RESPONSE transcript; no prompt field); expected: a prompt "
         "or messages per row; fix: write its first user turn as `messages` after the system message, e.g. jq -c "
-        '\'{messages: [{role: "system", content: (.system | ltrimstr("SYSTEM: "))}, {role: "user", content: '
+        '\'(if type == "array" then .[] else . end) | {messages: [{role: "system", content: (.system | '
+        'ltrimstr("SYSTEM: "))}, {role: "user", content: '
         '(.chat | split("ASSISTANT:")[0] | ltrimstr("USER: ") | gsub("^\\\\s+|\\\\s+$"; ""))}]}\' FILE > OUT.jsonl'
     )
 

@@ -17,7 +17,10 @@ builds a file of that layout from these names and checks what the truth server r
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+
+from specscope.workload.dataset_rows import INSTRUCTCODER_SUFFIX
 
 __all__ = [
     "Layout",
@@ -70,6 +73,8 @@ __all__ = [
     "COQA_FILE_REFUSAL",
     "MLPERF_FIELDS",
     "NEMOTRON_POST_TRAINING_LABELS",
+    "EACH_ROW",
+    "INSTRUCTION_INPUT_NOTE",
     "PASSAGE_FIELDS",
     "PASSAGE_NOTE",
     "HH_TRANSCRIPT",
@@ -329,6 +334,18 @@ _COQA_JQ = (
 )
 #: vLLM's dataset readers, at the release the census rows read
 _VLLM = "vllm-project/vllm vllm/benchmarks/datasets.py @0056b87f"
+#: The jq that keeps a zeta ``output`` from its first ``<|editable_region_start|>`` as vLLM's
+#: NextEditPredictionDataset does (``output[output.find(marker):]``, characters; ``output[-1:]`` without it). It splits
+#: at the marker, as jq 1.6's ``index`` on a string counts bytes while ``.[n:]`` slices characters (a cut inside the
+#: text on a row with non-ASCII text before the marker).
+_ZETA_CUT = (
+    'split("<|editable_region_start|>") | if length > 1 then "<|editable_region_start|>" + (.[1:] | '
+    'join("<|editable_region_start|>")) else (.[0] // "" | .[-1:]) end'
+)
+#: The one way every row jq of the census starts: each row of a file that is either JSON Lines (each line a row
+#: object) or one JSON array of row objects (``Dataset.to_json(lines=False)``, a published ``.json``), so that the same
+#: jq runs on both forms.
+EACH_ROW = '(if type == "array" then .[] else . end) | '
 #: AIPerf's trace and agentic layouts that specscope refuses by name: ``(fields that tell the row, what it is, the
 #: fix)``. A row is that layout when it holds every field named (the loaders' own ``can_load`` keys or required
 #: fields, read at the commits of their census rows); checked before any other reading, so that none is read as
@@ -404,7 +421,8 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ("question", "answer_0", "answer_1", "quotes_0"),
         "a WebGPT comparison row (openai/webgpt_comparisons: `question` an object of `full_text`, `id`, `dataset`; "
         "`answer_0` / `answer_1` two answers with their `quotes_*` and `score_*`)",
-        "send the question's text as the prompt, e.g. jq -c '{prompt: .question.full_text, id: .question.id}' FILE > "
+        f"send the question's text as the prompt, e.g. jq -c '{EACH_ROW}"
+        "{prompt: .question.full_text, id: .question.id}' FILE > "
         "OUT.jsonl (the answers are reference answers, never sent)",
     ),
     (
@@ -412,21 +430,24 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "a WildBench task row (allenai/WildBench: `conversation_input` the chat up to the user's last turn, as "
         "messages with `language`, `redacted`, `toxic`; `references`, `checklist` the judge's; no benchmark client's "
         "file reader takes it)",
-        "write the chat as `messages`, e.g. jq -c '{messages: [.conversation_input[] | {role, content}], id: "
+        f"write the chat as `messages`, e.g. jq -c '{EACH_ROW}"
+        "{messages: [.conversation_input[] | {role, content}], id: "
         ".session_id}' FILE > OUT.jsonl",
     ),
     (
         ("instruction", "instances"),
         "a Self-Instruct task row (yizhongw/self-instruct: `instruction`, `instances` of {`input`, `output`}; the "
         "instance's input belongs to the prompt, and Alpaca's reading would send the instruction alone)",
-        "write the instruction with its first instance's input as an Alpaca row, e.g. jq -c '{instruction, input: "
+        f"write the instruction with its first instance's input as an Alpaca row, e.g. jq -c '{EACH_ROW}"
+        "{instruction, input: "
         ".instances[0].input, id}' FILE > OUT.jsonl",
     ),
     (
         ("id", "question", "function"),
         "a Berkeley Function-Calling Leaderboard row (gorilla-llm/Berkeley-Function-Calling-Leaderboard: `question` "
         "a list of turns, each a list of messages; `function` the definitions in BFCL's own types)",
-        "send the first turn's messages, e.g. jq -c '{messages: .question[0], id}' FILE > OUT.jsonl (to send the "
+        f"send the first turn's messages, e.g. jq -c '{EACH_ROW}"
+        "{messages: .question[0], id}' FILE > OUT.jsonl (to send the "
         "functions, write them as OpenAI function definitions under `tools`)",
     ),
     (
@@ -435,7 +456,7 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "vllm-project/vllm vllm/entrypoints/openai/run_batch.py @0056ae7b BatchRequestInput; no benchmark client's "
         "file reader takes it)",
         "write each line's `body` as a row (a request body: its `messages` and `max_tokens`, as AIPerf raw_payload "
-        "rows are read), e.g. jq -c '.body' FILE > OUT.jsonl",
+        f"rows are read), e.g. jq -c '{EACH_ROW}.body' FILE > OUT.jsonl",
     ),
     (
         ("custom_id", "params"),
@@ -443,7 +464,7 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "under `params`, as Anthropic's POST /v1/messages/batches `requests` items are documented; no benchmark "
         "client's file reader takes it)",
         "write each line's `params` as a row (its `messages` and `max_tokens`; a `system` string there becomes a "
-        "system message), e.g. jq -c '.params' FILE > OUT.jsonl",
+        f"system message), e.g. jq -c '{EACH_ROW}.params' FILE > OUT.jsonl",
     ),
     (
         ("story", "questions"),
@@ -451,7 +472,7 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "its answers, as lists of strings on the hub or of {`input_text`, `turn_id`} objects in the published JSON; "
         "each question after the first follows the answers before it; no benchmark client's file reader takes it)",
         "send the story with its first question, the first answer the recorded answer whose token count is the "
-        f"output length (never sent), e.g. jq -c '{_COQA_JQ}' FILE > OUT.jsonl",
+        f"output length (never sent), e.g. jq -c '{EACH_ROW}{_COQA_JQ}' FILE > OUT.jsonl",
     ),
     (
         ("events", "input", "output"),
@@ -460,19 +481,21 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "`input` in the zeta prompt and sizes the output by `output` from its <|editable_region_start|> marker; "
         "GuideLLM's mapper would send `input` alone)",
         "write the zeta prompt as vLLM does, `output` from the marker the recorded answer whose token count is the "
-        'output length (never sent), e.g. jq -c \'{messages: [{role: "user", content: ("### Instruction:\\nYou are '
+        f"output length (never sent), e.g. jq -c '{EACH_ROW}"
+        '{messages: [{role: "user", content: ("### Instruction:\\nYou are '
         "a code completion assistant and your task is to analyze user edits and then rewrite an excerpt that the "
         "user provides, suggesting the appropriate edits within the excerpt, taking into account the cursor "
         'location.\\n\\n### User Edits:\\n\\n" + .events + "\\n\\n### User Excerpt:\\n\\n" + .input + '
-        '"\\n\\n### Response:\\n\\n")}, {role: "assistant", content: (.output | .[(index("<|editable_region_'
-        "start|>\") // -1):])}]}' FILE > OUT.jsonl",
+        '"\\n\\n### Response:\\n\\n")}, {role: "assistant", content: (.output | '
+        f"{_ZETA_CUT})}}]}}' FILE > OUT.jsonl",
     ),
     (
         ("code", "change_request"),
         "a BlazEdit row (vdaita/edit_5k_char, vdaita/edit_10k_char: `code` a file, `change_request`, "
         f"`norm_distance`; vLLM's BlazeditDataset, {_VLLM}, sends them in BlazEdit's template, asking 4000 tokens "
         "unless told another output length; no prompt field)",
-        "write vLLM's prompt, e.g. jq -c '{prompt: (\"Given a code file, please apply the change requests and "
+        f"write vLLM's prompt, e.g. jq -c '{EACH_ROW}"
+        '{prompt: ("Given a code file, please apply the change requests and '
         'generate the new file.\\n\\nOriginal file:\\n```python\\n" + .code + "\\n```\\n\\nChange request:\\n" + '
         '.change_request + "\\n\\nPlease generate the new code file in the \\"New file\\" section below.")}\' '
         "FILE > OUT.jsonl (--max-tokens 4000 asks what vLLM asks; vLLM skips rows whose `norm_distance` is outside "
@@ -483,7 +506,8 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "an MMVU row (yale-nlp/MMVU: `video` a video's URL, `question`, `choices` an object of lettered options, "
         f"`answer`; vLLM's MMVUDataset, {_VLLM}, sends the question, a space and the options as `A.text` joined by "
         "spaces, with the video, asking 128 tokens unless told another output length; specscope sends text)",
-        "drop the video and send vLLM's prompt text, e.g. jq -c '{prompt: (.question + \" \" + ([.choices | "
+        f"drop the video and send vLLM's prompt text, e.g. jq -c '{EACH_ROW}"
+        '{prompt: (.question + " " + ([.choices | '
         'to_entries[] | "\\(.key).\\(.value)"] | join(" "))), id}\' FILE > OUT.jsonl (--max-tokens 128 asks what '
         "vLLM asks; `answer` is the answer key, never sent)",
     ),
@@ -493,7 +517,7 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "mmmu reader, sgl-project/sglang python/sglang/benchmark/datasets/mmmu.py @0fc1a4fb sample_mmmu_requests, "
         'sends "Question: ", the question and "\\n\\nAnswer: " with `image_1`, asking 256 tokens unless told '
         "another output length, and skips a row without `image_1`; specscope sends text)",
-        'drop the images and send that prompt text, e.g. jq -c \'{prompt: ("Question: " + .question + '
+        f'drop the images and send that prompt text, e.g. jq -c \'{EACH_ROW}{{prompt: ("Question: " + .question + '
         '"\\n\\nAnswer: "), id}\' FILE > OUT.jsonl (--max-tokens 256 asks what SGLang asks)',
     ),
     (
@@ -526,7 +550,8 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (
         ("query", "response"),
         "a `query` / `response` row (meta-math/MetaMathQA; no benchmark client reads a `query` column)",
-        "rename the column to prompt (e.g. jq -c '{prompt: .query}' FILE > OUT.jsonl); `response` is the reference "
+        f"rename the column to prompt (e.g. jq -c '{EACH_ROW}"
+        "{prompt: .query}' FILE > OUT.jsonl); `response` is the reference "
         "answer, never sent",
     ),
     (
@@ -534,7 +559,7 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "a LiveCodeBench problem row (`question_title`, `question_content`, `starter_code`, test cases: "
         "livecodebench/code_generation_lite; its runner builds the prompt from `question_content` and `starter_code`)",
         "write each problem as a `prompt` (`question_content`, then `starter_code` when not empty), e.g. "
-        "jq -c '{prompt: .question_content, id: .question_id}' FILE > OUT.jsonl",
+        f"jq -c '{EACH_ROW}{{prompt: .question_content, id: .question_id}}' FILE > OUT.jsonl",
     ),
     (
         ("instance_id", "problem_statement"),
@@ -547,7 +572,7 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ("system", "chat"),
         "a Glaive function-calling row (glaiveai/glaive-function-calling-v2: `system` the function definitions, "
         "`chat` a USER / ASSISTANT / FUNCTION RESPONSE transcript; no prompt field)",
-        "write its first user turn as `messages` after the system message, e.g. jq -c '{messages: [{role: "
+        f"write its first user turn as `messages` after the system message, e.g. jq -c '{EACH_ROW}{{messages: [{{role: "
         '"system", content: (.system | ltrimstr("SYSTEM: "))}, {role: "user", content: (.chat | '
         'split("ASSISTANT:")[0] | ltrimstr("USER: ") | gsub("^\\\\s+|\\\\s+$"; ""))}]}\' FILE > OUT.jsonl',
     ),
@@ -555,14 +580,16 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ("query", "answers", "tools"),
         "an xLAM function-calling row (Salesforce/xlam-function-calling-60k: `query` the user's request, `answers` and "
         "`tools` JSON text, the tools' parameters in xLAM's own types, not JSON Schema; no prompt field)",
-        "send the query as the prompt, e.g. jq -c '{prompt: .query, id}' FILE > OUT.jsonl (`answers` are the reference "
+        f"send the query as the prompt, e.g. jq -c '{EACH_ROW}"
+        "{prompt: .query, id}' FILE > OUT.jsonl (`answers` are the reference "
         "calls, never sent; to send tools, write them as OpenAI function definitions)",
     ),
     (
         ("query", "answer"),
         "a `query` / `answer` row (m-a-p/CodeFeedback-Filtered-Instruction; no benchmark client reads a `query` "
         "column)",
-        "rename the column to prompt, e.g. jq -c '{prompt: .query}' FILE > OUT.jsonl (`answer` is the reference "
+        f"rename the column to prompt, e.g. jq -c '{EACH_ROW}"
+        "{prompt: .query}' FILE > OUT.jsonl (`answer` is the reference "
         "answer, never sent)",
     ),
     (
@@ -570,27 +597,30 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "a BigCodeBench task row (bigcode/bigcodebench: `complete_prompt` the code-completion prompt, "
         "`instruct_prompt` the chat instruction; no `prompt` field)",
         "send the chat instruction as the prompt (or `complete_prompt` for the completion split), e.g. jq -c "
-        "'{prompt: .instruct_prompt, id: .task_id}' FILE > OUT.jsonl",
+        f"'{EACH_ROW}{{prompt: .instruct_prompt, id: .task_id}}' FILE > OUT.jsonl",
     ),
     (
         ("question_text", "document_text"),
         "a Natural Questions row (google-research-datasets/natural-questions, the simplified train file: "
         "`question_text`, `document_text` the whole Wikipedia page, `annotations` the answer spans; no prompt field)",
-        "send the question as the prompt, e.g. jq -c '{prompt: .question_text}' FILE > OUT.jsonl (`example_id` is "
+        f"send the question as the prompt, e.g. jq -c '{EACH_ROW}"
+        "{prompt: .question_text}' FILE > OUT.jsonl (`example_id` is "
         "wider than jq's numbers keep exact, so it is left out)",
     ),
     (
         ("post_id", "history", "human_ref_A"),
         "a Stanford Human Preferences row (stanfordnlp/SHP: `history` the post, `human_ref_A` / `human_ref_B` two "
         "comments answering it, `labels` the preferred one; no prompt field)",
-        "send the post as the prompt, e.g. jq -c '{prompt: .history, id: .post_id}' FILE > OUT.jsonl (the comments "
+        f"send the post as the prompt, e.g. jq -c '{EACH_ROW}"
+        "{prompt: .history, id: .post_id}' FILE > OUT.jsonl (the comments "
         "are reference answers, never sent)",
     ),
     (
         ("conv_id", "user_input"),
         "a ToxicChat row (lmsys/toxic-chat: `user_input` the user's prompt, `model_output` the recorded answer, "
         "`toxicity` / `jailbreaking` labels; no prompt field)",
-        "send the user input as the prompt, e.g. jq -c '{prompt: .user_input, id: .conv_id}' FILE > OUT.jsonl "
+        f"send the user input as the prompt, e.g. jq -c '{EACH_ROW}"
+        "{prompt: .user_input, id: .conv_id}' FILE > OUT.jsonl "
         "(`model_output` is the recorded answer, never sent)",
     ),
     (
@@ -598,7 +628,8 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "an XSum row (EdinburghNLP/xsum: `document` the BBC article, `summary` its one-sentence reference summary, "
         "`id`; no benchmark client's file reader takes it, no prompt field)",
         "write each article with a summarization instruction as messages, its summary the recorded answer whose token "
-        'count is the output length (never sent), e.g. jq -c \'{messages: [{role: "user", content: ("Summarize the '
+        f"count is the output length (never sent), e.g. jq -c '{EACH_ROW}"
+        '{messages: [{role: "user", content: ("Summarize the '
         'article in one sentence.\\n\\n" + .document)}, {role: "assistant", content: .summary}], id}\' FILE > '
         "OUT.jsonl",
     ),
@@ -607,7 +638,7 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "a SAMSum row (Samsung/samsum: `dialogue` a chat transcript, `summary` its reference summary, `id`; no "
         "benchmark client's file reader takes it, no prompt field)",
         "write each dialogue with a summarization instruction as messages, its summary the recorded answer whose "
-        'token count is the output length (never sent), e.g. jq -c \'{messages: [{role: "user", content: '
+        f'token count is the output length (never sent), e.g. jq -c \'{EACH_ROW}{{messages: [{{role: "user", content: '
         '("Summarize the dialogue.\\n\\n" + .dialogue)}, {role: "assistant", content: .summary}], id}\' FILE > '
         "OUT.jsonl",
     ),
@@ -615,7 +646,8 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ("ctx", "endings"),
         "a HellaSwag row (Rowan/hellaswag: `ctx` the context to complete, `endings` four candidate endings, `label` "
         "the right one's index, `ind`; no benchmark client's file reader takes it, no prompt field)",
-        'send the context with its endings as lettered options, e.g. jq -c \'{prompt: (.ctx + "\\n\\n" + ([.endings '
+        f"send the context with its endings as lettered options, e.g. jq -c '{EACH_ROW}"
+        '{prompt: (.ctx + "\\n\\n" + ([.endings '
         '| to_entries[] | "\\([.key + 65] | implode). \\(.value)"] | join("\\n"))), id: .ind}\' FILE > OUT.jsonl '
         "(`label` is the answer key, never sent)",
     ),
@@ -623,21 +655,24 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ("goal", "sol1", "sol2"),
         "a PIQA row (ybisk/piqa: `goal`, two solutions `sol1` / `sol2`, `label` the right one; no benchmark "
         "client's file reader takes it, no prompt field)",
-        'send the goal with its two solutions as options, e.g. jq -c \'{prompt: (.goal + "\\n\\nA. " + .sol1 + '
+        f"send the goal with its two solutions as options, e.g. jq -c '{EACH_ROW}"
+        '{prompt: (.goal + "\\n\\nA. " + .sol1 + '
         '"\\nB. " + .sol2)}\' FILE > OUT.jsonl (`label` is the answer key, never sent)',
     ),
     (
         ("sentence", "option1", "option2"),
         "a WinoGrande row (allenai/winogrande: `sentence` with a blank `_`, `option1` / `option2` its fillers, "
         "`answer` the right one; no benchmark client's file reader takes it, no prompt field)",
-        'send the sentence with its two fillers as options, e.g. jq -c \'{prompt: (.sentence + "\\n\\nA. " + '
+        f"send the sentence with its two fillers as options, e.g. jq -c '{EACH_ROW}"
+        '{prompt: (.sentence + "\\n\\nA. " + '
         '.option1 + "\\nB. " + .option2)}\' FILE > OUT.jsonl (`answer` is the answer key, never sent)',
     ),
     (
         ("question_stem", "choices"),
         "an OpenBookQA row (allenai/openbookqa: `question_stem`, `choices` an object of `text` and `label` lists, "
         "`answerKey`, `id`; no benchmark client's file reader takes it, no `question` field)",
-        'send the question stem with its lettered choices, e.g. jq -c \'{prompt: (.question_stem + "\\n\\n" + '
+        f"send the question stem with its lettered choices, e.g. jq -c '{EACH_ROW}"
+        '{prompt: (.question_stem + "\\n\\n" + '
         '([.choices.label, .choices.text] | transpose | map("\\(.[0]). \\(.[1])") | join("\\n"))), id}\' FILE > '
         "OUT.jsonl (`answerKey` is the answer key, never sent)",
     ),
@@ -646,7 +681,7 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "an ELI5 row (the Reddit ELI5 dataset of facebookresearch/ELI5 as the `eli5` hub dataset publishes it: "
         "`q_id`, `title` the question, `selftext` its body, `answers` the Reddit answers with their scores; no "
         "benchmark client's file reader takes it, no prompt field)",
-        "send the question's title and body as the prompt, e.g. jq -c '{prompt: ([.title, .selftext] | "
+        f"send the question's title and body as the prompt, e.g. jq -c '{EACH_ROW}{{prompt: ([.title, .selftext] | "
         'map(select(. != "")) | join("\\n\\n")), id: .q_id}\' FILE > OUT.jsonl (the answers are reference answers, '
         "never sent)",
     ),
@@ -656,7 +691,8 @@ UNPROMPTED_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "its answer, `seed` the open-source snippet it was generated from, `lang`, `index`; no benchmark client's "
         "file reader takes it, no prompt field)",
         "write each problem as messages, its solution the recorded answer whose token count is the output length "
-        '(never sent), e.g. jq -c \'{messages: [{role: "user", content: .problem}, {role: "assistant", content: '
+        f"(never sent), e.g. jq -c '{EACH_ROW}"
+        '{messages: [{role: "user", content: .problem}, {role: "assistant", content: '
         ".solution}], id: .index}' FILE > OUT.jsonl",
     ),
     (
@@ -674,7 +710,8 @@ CHAT_LIST_REFUSALS: dict[str, tuple[str, str]] = {
     "completion": (
         "a `prompt` list of messages with a `completion` (TRL's conversational prompt-completion row: `completion` "
         "the answer's messages)",
-        "write the row as messages, e.g. jq -c '{messages: (.prompt + .completion)}' FILE > OUT.jsonl (the trailing "
+        f"write the row as messages, e.g. jq -c '{EACH_ROW}"
+        "{messages: (.prompt + .completion)}' FILE > OUT.jsonl (the trailing "
         "answer is not sent; its token count is the output length)",
     ),
 }
@@ -686,7 +723,7 @@ GUANACO_REFUSAL = (
     'a Guanaco transcript (timdettmers/openassistant-guanaco: `text` of "### Human: ... ### Assistant: ..." turns, '
     "the recorded answers inside; GuideLLM's and AIPerf's readers would send it whole as one prompt)",
     "write its turns as `messages` (the last answer is not sent; its token count is the output length), e.g. "
-    'jq -c \'{messages: [.text | match("### (Human|Assistant): ?(.*?)(?=### (?:Human|Assistant):|\\\\z)"; '
+    f'jq -c \'{EACH_ROW}{{messages: [.text | match("### (Human|Assistant): ?(.*?)(?=### (?:Human|Assistant):|\\\\z)"; '
     '"gp") | {role: (if .captures[0].string == "Human" then "user" else "assistant" end), content: '
     '(.captures[1].string | gsub("\\\\A\\\\s+|\\\\s+\\\\z"; ""))}]}\' FILE > OUT.jsonl',
 )
@@ -700,12 +737,28 @@ PASSAGE_NOTE = (
     "column; vLLM's custom reader takes `prompt`, SGLang's and AIPerf's take conversations or `text`), so the "
     "question goes without the text it asks about, in specscope as in them; to send it, prepend it to the question, "
     + "; ".join(
-        f"`{k}`: jq -c '.question = .{k} + \"\\n\\n\" + .question | del(.{k})' FILE > OUT.jsonl" for k in PASSAGE_FIELDS
+        f"`{k}`: jq -c '{EACH_ROW}.question = .{k} + \"\\n\\n\" + .question | del(.{k})' FILE > OUT.jsonl"
+        for k in PASSAGE_FIELDS
     )
     + "; a HotpotQA `context` (hotpotqa/hotpot_qa: its paragraphs as `title` and `sentences` lists on the hub, as "
-    "[title, sentences] pairs in the published JSON array), its paragraphs' sentences joined: jq -c '(if type == "
-    '"array" then .[] else . end) | .question = ((.context | if type == "object" then .sentences else map(.[1]) end '
+    f"[title, sentences] pairs in the published JSON array), its paragraphs' sentences joined: jq -c '{EACH_ROW}"
+    + EACH_ROW
+    + '.question = ((.context | if type == "object" then .sentences else map(.[1]) end '
     '| map(join("")) | join("\\n\\n")) + "\\n\\n" + .question) | del(.context)\' FILE > OUT.jsonl'
+)
+
+
+#: What ``bench`` says of a row sent by Alpaca's join (meta ``instruction_input_fields``): likaixin/InstructCoder's rows
+#: have Alpaca's fields, and a file does not carry the hub id that tells them apart, so specscope keeps Alpaca's order
+#: and names the order vLLM sends (``INSTRUCTCODER_SUFFIX``, one home with ``--dataset instructcoder``'s reader).
+INSTRUCTION_INPUT_NOTE = (
+    "sent in Alpaca's order (the instruction, a blank line, the input: tatsu-lab/stanford_alpaca's prompt); "
+    "likaixin/InstructCoder's rows have the same fields and a file does not say which it is (only the hub id does): "
+    f"vLLM's InstructCoderDataset, {_VLLM}, sends the input, a blank line, the instruction and "
+    f"{json.dumps(INSTRUCTCODER_SUFFIX.strip())}, asking 200 tokens unless told another output length (as "
+    "`--dataset instructcoder` sends the hub dataset); to send an InstructCoder file as vLLM does: "
+    f"jq -c '{EACH_ROW}{{prompt: (.input + \"\\n\\n\" + .instruction + {json.dumps(INSTRUCTCODER_SUFFIX)})}}' FILE > "
+    "OUT.jsonl with --max-tokens 200"
 )
 
 
@@ -723,7 +776,7 @@ MLPERF_FIELDS = ("system_prompt", "question", "output")
 COQA_FILE_REFUSAL = (
     "a CoQA file (stanfordnlp/coqa's published JSON: `version`, `data` of rows, each a `story` with its `questions` "
     "and `answers`; not one record per request)",
-    f"write each row of `data` as messages, e.g. jq -c '.data[] | {_COQA_JQ}' FILE > OUT.jsonl",
+    f"write each row of `data` as messages, e.g. jq -c '{EACH_ROW}.data[] | {_COQA_JQ}' FILE > OUT.jsonl",
 )
 #: The published SQuAD JSON (``version``, ``data`` of articles with ``paragraphs``; told by an article's
 #: ``paragraphs``, as ``{"version", "data": [records]}`` is records wrapped in one object) and the fix. It was refused
@@ -731,7 +784,8 @@ COQA_FILE_REFUSAL = (
 SQUAD_REFUSAL = (
     "a SQuAD file (rajpurkar/SQuAD-explorer's JSON: `version`, `data` of articles whose `paragraphs` hold a "
     "`context` and its `qas` questions; not one record per question)",
-    "write each question with its context as a row, e.g. jq -c '.data[].paragraphs[] | .context as $c | .qas[] | "
+    f"write each question with its context as a row, e.g. jq -c '{EACH_ROW}"
+    ".data[].paragraphs[] | .context as $c | .qas[] | "
     '{prompt: ($c + "\\n\\n" + .question), id}\' FILE > OUT.jsonl',
 )
 #: A text column holding an Anthropic HH transcript (``"\\n\\nHuman: ...\\n\\nAssistant:"``: Dahoas/full-hh-rlhf and
@@ -742,7 +796,8 @@ HH_TRANSCRIPT = ("Human:", "\n\nAssistant:")
 HH_TRANSCRIPT_REFUSAL = (
     'a `FIELD` that is a Human / Assistant transcript ("\\n\\nHuman: ... \\n\\nAssistant:", the Anthropic HH '
     "format of Dahoas/full-hh-rlhf and Dahoas/rm-static; sent as it is, the model would read the markers as text)",
-    "write its turns as `messages` (the trailing empty `Assistant:` dropped), e.g. jq -c '{messages: [.FIELD | "
+    f"write its turns as `messages` (the trailing empty `Assistant:` dropped), e.g. jq -c '{EACH_ROW}"
+    "{messages: [.FIELD | "
     'match("(?:\\\\A\\\\s*|\\\\n\\\\n)(Human|Assistant): ?(.*?)(?=\\\\n\\\\n(?:Human|Assistant):|\\\\z)"; '
     '"gp") | {role: (if .captures[0].string == "Human" then "user" else "assistant" end), content: '
     '(.captures[1].string | gsub("\\\\A\\\\s+|\\\\s+\\\\z"; ""))} | select(.content != "")]}\' FILE > '
@@ -765,21 +820,23 @@ TABLE_TO_JSON_LINES = (
 GEMINI_CONTENTS_REFUSAL = (
     "a Gemini `contents` row (Vertex AI supervised tuning: `contents` of {`role` user / model, `parts` of {`text`}}, "
     "`systemInstruction`; no benchmark client's file reader takes it)",
-    'write it as `messages`, e.g. jq -c \'{messages: ([.systemInstruction.parts[]?.text | {role: "system", '
+    f"write it as `messages`, e.g. jq -c '{EACH_ROW}"
+    '{messages: ([.systemInstruction.parts[]?.text | {role: "system", '
     'content: .}] + [.contents[] | {role: (if .role == "model" then "assistant" else .role end), content: '
     '([.parts[].text] | join(""))}])}\' FILE > OUT.jsonl',
 )
 BEDROCK_CONVERSATION_REFUSAL = (
     "a Bedrock conversation row (Amazon Bedrock fine-tuning's bedrock-conversation-2024 schema: `system` and each "
     "message's `content` lists of {`text`}, no `type`; no benchmark client's file reader takes it)",
-    'write it as OpenAI `messages`, e.g. jq -c \'{messages: ([.system[]?.text | {role: "system", content: .}] + '
+    f"write it as OpenAI `messages`, e.g. jq -c '{EACH_ROW}"
+    '{messages: ([.system[]?.text | {role: "system", content: .}] + '
     '[.messages[] | {role, content: ([.content[].text] | join(""))}])}\' FILE > OUT.jsonl',
 )
 COHERE_ROLES = {"System": "system", "User": "user", "Chatbot": "assistant"}
 COHERE_ROLES_REFUSAL = (
     "Cohere chat roles (`System`, `User`, `Chatbot`: Cohere's chat fine-tuning files; OpenAI's `messages` roles are "
     "lower case and `assistant`)",
-    'rename the roles, e.g. jq -c \'.messages |= map(.role |= ({System: "system", User: "user", Chatbot: '
+    f'rename the roles, e.g. jq -c \'{EACH_ROW}.messages |= map(.role |= ({{System: "system", User: "user", Chatbot: '
     '"assistant"}[.] // .))\' FILE > OUT.jsonl',
 )
 #: ``messages`` whose turns are ShareGPT's ``{from, value}`` (no ``role``): LLaMA-Factory's sharegpt layout lets a
@@ -788,7 +845,8 @@ COHERE_ROLES_REFUSAL = (
 SHAREGPT_MESSAGES_REFUSAL = (
     "ShareGPT turns (`from`, `value`) under `messages` (LLaMA-Factory's sharegpt layout with its `messages` column "
     "renamed; benchmark clients read `messages` as OpenAI's `role` / `content`)",
-    "rename the column to `conversations`, which is read as ShareGPT, e.g. jq -c '.conversations = .messages | "
+    f"rename the column to `conversations`, which is read as ShareGPT, e.g. jq -c '{EACH_ROW}"
+    ".conversations = .messages | "
     "del(.messages)' FILE > OUT.jsonl",
 )
 #: ShareGPT ``from`` tags of a recorded tool call or tool result: LLaMA-Factory's ``function_call`` and ``observation``
@@ -801,7 +859,7 @@ SHAREGPT_TOOL_REFUSAL = (
     "`observation` tags, hiyouga/LLaMA-Factory data/README.md @908cd68e; NousResearch/hermes-function-calling-v1's "
     "`tool`; specscope sends text turns)",
     "keep each conversation up to its first tool turn (a recorded answer before it is the output length), with "
-    '`tools` decoded when it is JSON text, e.g. jq -c \'(if type == "array" then .[] else . end) | .conversations '
+    f"`tools` decoded when it is JSON text, e.g. jq -c '{EACH_ROW}.conversations "
     '|= .[:(map(.from | IN("function_call", "observation", "tool")) | index(true))] | if (.tools | type) == '
     '"string" then .tools |= fromjson else . end\' FILE > OUT.jsonl',
 )
@@ -811,7 +869,8 @@ SHAREGPT_TOOL_REFUSAL = (
 ARENA_PREFERENCE_REFUSAL = (
     "an Arena human-preference row (`prompt`, `response_a`, `response_b`: lmarena-ai/arena-human-preference-55k, "
     "each the JSON text of a list of turns)",
-    "decode `prompt` into the user turns, e.g. jq -c '{turns: (.prompt | fromjson), id}' FILE > OUT.jsonl (each turn "
+    f"decode `prompt` into the user turns, e.g. jq -c '{EACH_ROW}"
+    "{turns: (.prompt | fromjson), id}' FILE > OUT.jsonl (each turn "
     "is then sent after the server's answer to the one before)",
 )
 #: GenAI-Perf's own ``inputs.json`` (triton-inference-server/perf_analyzer genai-perf
@@ -820,7 +879,8 @@ ARENA_PREFERENCE_REFUSAL = (
 #: "one JSON object of columns (1 values each: data)".
 GENAI_PERF_INPUTS_REFUSAL = (
     "a GenAI-Perf inputs.json (`data` [{`payload`: [request body]}], the requests genai-perf wrote for Perf Analyzer)",
-    "write the request bodies one per line, e.g. jq -c '.data[].payload[]' FILE > OUT.jsonl; each body's `messages` "
+    f"write the request bodies one per line, e.g. jq -c '{EACH_ROW}"
+    ".data[].payload[]' FILE > OUT.jsonl; each body's `messages` "
     "and `max_tokens` are then read (as AIPerf raw_payload rows)",
 )
 #: A Vertex AI batch prediction request line (``{"request": GenerateContentRequest}``: ``contents`` of ``{role: user |
@@ -830,7 +890,8 @@ VERTEX_BATCH_REFUSAL = (
     "a Vertex AI batch prediction request line (`request`: a Gemini GenerateContentRequest, `contents` of "
     "{role, parts}; no benchmark client's file reader takes it)",
     "write each line's request.contents as `messages` (role model -> assistant, the text parts joined) and "
-    "request.generationConfig.maxOutputTokens as max_tokens, e.g. jq -c '{messages: [.request.contents[] | {role: "
+    f"request.generationConfig.maxOutputTokens as max_tokens, e.g. jq -c '{EACH_ROW}"
+    "{messages: [.request.contents[] | {role: "
     '(if .role == "model" then "assistant" else .role end), content: ([.parts[].text // empty] | join("\\n"))}], '
     "max_tokens: .request.generationConfig.maxOutputTokens}' FILE > OUT.jsonl",
 )
@@ -840,7 +901,8 @@ VERTEX_BATCH_REFUSAL = (
 CAPYBARA_REFUSAL = (
     "a `conversation` of {input, output} pairs (Capybara, LDJnr/Capybara: each pair a user turn and its recorded "
     "answer; the ShareGPT readers take {from, value} turns)",
-    'write it as ShareGPT: jq -c \'{conversations: [.conversation[] | {from: "human", value: .input}, {from: '
+    f"write it as ShareGPT: jq -c '{EACH_ROW}"
+    '{conversations: [.conversation[] | {from: "human", value: .input}, {from: '
     '"gpt", value: .output}]}\' FILE > OUT.jsonl',
 )
 LIMA_REFUSAL = (
@@ -987,14 +1049,15 @@ VISION_ARENA_REFUSALS: dict[str, tuple[str, str]] = {
         "a VisionArena-Chat row (lmarena-ai/VisionArena-Chat: `conversation` a list of turns, each a list of "
         f"messages, `images`; vLLM's VisionArenaDataset, {_VLLM}, sends the first turn's first message with the "
         "first image, asking 128 tokens unless told another output length; specscope sends text)",
-        "drop the images and send that message's text, e.g. jq -c '{prompt: .conversation[0][0].content, id: "
+        f"drop the images and send that message's text, e.g. jq -c '{EACH_ROW}"
+        "{prompt: .conversation[0][0].content, id: "
         ".conversation_id}' FILE > OUT.jsonl (--max-tokens 128 asks what vLLM asks)",
     ),
     "turns": (
         "a vision-arena-bench row (lmarena-ai/vision-arena-bench-v0.1: `turns` a list of turns, each a list of "
         f"messages, `images`; vLLM's VisionArenaDataset, {_VLLM}, sends the first turn's first message with the "
         "first image, asking 128 tokens unless told another output length; specscope sends text)",
-        "drop the images and send that message's text, e.g. jq -c '{prompt: .turns[0][0].content, id: "
+        f"drop the images and send that message's text, e.g. jq -c '{EACH_ROW}{{prompt: .turns[0][0].content, id: "
         ".question_id}' FILE > OUT.jsonl (--max-tokens 128 asks what vLLM asks)",
     ),
 }
@@ -1022,7 +1085,8 @@ SHAREGPT4V_REFUSAL = (
 )
 #: :data:`SHAREGPT4V_REFUSAL`'s fix for a JSON Lines file (its jq reads a JSON array: ``.[]`` of a row is its fields)
 SHAREGPT4V_LINES_FIX = (
-    "specscope sends text: drop the image and its <image> tag to send the text conversations: jq -c 'del(.image) | "
+    f"specscope sends text: drop the image and its <image> tag to send the text conversations: jq -c '{EACH_ROW}"
+    "del(.image) | "
     '.conversations[].value |= gsub("<image>\\n?"; "")\' FILE > OUT.jsonl'
 )
 #: Fields only an SGLang autobench row carries (``AUTOBENCH_RESERVED_FIELDS`` @3f56497e that no other census reader
@@ -1097,7 +1161,11 @@ CENSUS: tuple[Layout, ...] = (
         "`--spec-bench-output-len`",
         "— (index)",
         "—",
-        "read: every turn, a conversation; `question_id` is the row id; or `--dataset spec-bench`",
+        "read: every turn, a conversation; `question_id` is the row id; or `--dataset spec-bench`. The same layout "
+        "is FastChat's MT-Bench question.jsonl, published as philschmid/mt-bench, whose source sends both turns as "
+        "one conversation (FastChat llm_judge gen_model_answer.py), as specscope does; vLLM's MTBenchDataset, "
+        f"{_VLLM}, sends `turns`[0] alone asking 256 tokens unless told another output length: to send that, "
+        f"jq -c '{EACH_ROW}{{prompt: .turns[0], id: .question_id}}' FILE > OUT.jsonl with --max-tokens 256",
     ),
     Layout(
         "vllm.multi_turn",

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from specscope.workload.census import EACH_ROW
+
 __all__ = [
     "HubDataset",
     "HUB_DATASETS",
@@ -35,7 +37,8 @@ PROBLEM_REFUSAL = (
     "of `solution` its output length; AIPerf public datasets aimo, aimo_aime, aimo_numina_cot, aimo_numina_1_5, "
     "spec_al_math500: HFInstructionResponseDatasetLoader sends the `problem` column as the prompt)",
     "write `problem` as the user message and `solution`, when the row has one, as the recorded answer whose token "
-    'count is the output length, as vLLM sizes it (never sent), e.g. jq -c \'{messages: ([{role: "user", content: '
+    f"count is the output length, as vLLM sizes it (never sent), e.g. jq -c '{EACH_ROW}"
+    '{messages: ([{role: "user", content: '
     '.problem}] + (if .solution then [{role: "assistant", content: .solution}] else [] end)), id}\' FILE > '
     "OUT.jsonl, and pass OUT.jsonl with --workload",
 )

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from specscope.workload.census import PASSAGE_FIELDS
+from specscope.workload.census import EACH_ROW, PASSAGE_FIELDS
 from specscope.workload.prompt import Prompt
 from specscope.workload.userfile_fields import first_text_field
 
@@ -59,7 +59,9 @@ def instruction_meta(record: dict[str, Any], messages: list[dict[str, Any]]) -> 
 
 def shared_instructions(prompts: list[Prompt]) -> list[Prompt]:
     """``prompts`` with each row whose instruction is shared by rows of different inputs sent as a system message
-    and a user message (meta ``instruction_system_fields``: ``("instruction",)``); the parts' meta key removed."""
+    and a user message (meta ``instruction_system_fields``: ``("instruction",)``), each other row of Alpaca's join
+    marked (meta ``instruction_input_fields``: named by ``bench`` with
+    :data:`~specscope.workload.census.INSTRUCTION_INPUT_NOTE`); the parts' meta key removed."""
     inputs: dict[str, set[str]] = {}
     for p in prompts:
         if (parts := p.meta.get(_PARTS)) is not None:
@@ -70,6 +72,8 @@ def shared_instructions(prompts: list[Prompt]) -> list[Prompt]:
         if parts is not None and len(inputs[parts[0]]) > 1:
             messages = [{"role": "system", "content": parts[0]}, {"role": "user", "content": parts[1]}]
             p = replace(p, messages=messages, meta={**p.meta, "instruction_system_fields": ("instruction",)})
+        elif parts is not None:  # Alpaca's order, which InstructCoder's reader does not send (INSTRUCTION_INPUT_NOTE)
+            p = replace(p, meta={**p.meta, "instruction_input_fields": ("instruction", "input")})
         out.append(p)
     return out
 
@@ -80,10 +84,12 @@ CHOICE_FIELDS = ("options", "choices")
 #: what ``bench`` says of them (meta ``unsent_choice_fields``); the jq joins them into the question as "A. ..." lines
 CHOICES_NOTE = (
     "not sent: GuideLLM's column mapper, the peer reader of a `question` row, has no column for them and sends the "
-    'question alone, and so does specscope; to send them, join them into the question: jq -c \'.question += "\\n\\n" '
+    f"question alone, and so does specscope; to send them, join them into the question: jq -c '{EACH_ROW}"
+    '.question += "\\n\\n" '
     '+ ([.options | to_entries[] | "\\([.key + 65] | implode). \\(.value)"] | join("\\n")) | del(.options)\' FILE '
     "> OUT.jsonl (a `choices` row: the same with .choices); an ARC `choices` object of `text` and `label` lists "
-    '(allenai/ai2_arc): jq -c \'.question += "\\n\\n" + ([.choices.label, .choices.text] | transpose | map("\\(.[0]). '
+    f"(allenai/ai2_arc): jq -c '{EACH_ROW}"
+    '.question += "\\n\\n" + ([.choices.label, .choices.text] | transpose | map("\\(.[0]). '
     '\\(.[1])") | join("\\n")) | del(.choices)\' FILE > OUT.jsonl'
 )
 
