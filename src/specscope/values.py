@@ -16,6 +16,8 @@ the same way: a :class:`~specscope.errors.ConfigError` with what was found, what
   the parser of its kind.
 - **Fractions** (:func:`parse_fraction`): ``0.05`` or ``5%``, in ``[0, 1)``.
 - **Text widths** (:func:`parse_width`): a whole number of characters, :data:`MIN_WIDTH` to :data:`MAX_WIDTH`.
+- **Token counts** (:func:`parse_token_count`): ``2k`` = 2048 tokens (1k = 1024, as context windows are sized), or
+  a bare whole number of tokens.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ __all__ = [
     "parse_pairs",
     "parse_rate_list",
     "parse_rate_per_s",
+    "parse_token_count",
     "parse_width",
 ]
 
@@ -562,6 +565,38 @@ def parse_width(value: str | int, what: str = "--width") -> int:
             fix=f"e.g. {what} 120 (or leave it out: the terminal's width, 120 to a file)",
         )
     return width
+
+
+_TOKEN_COUNT = re.compile(r"\s*([0-9]{1,12})\s*(k?)\s*", re.IGNORECASE)
+
+
+def parse_token_count(value: str | int, what: str, bounds: tuple[int, int], example: str = "2k", why: str = "") -> int:
+    """``"2k"`` (or ``"2K"``) -> 2048, ``"1500"`` (or 1500) -> 1500: a number of tokens, 1k = 1024 tokens.
+
+    The one reading of a token count for every option that takes one (``--context-tokens``, ``--plan tokens=``).
+    ``what`` names the option in the error; ``bounds`` (lowest, highest) are the counts its meaning allows, ``why``
+    (optional) says why in the error.
+
+    Raises:
+        ConfigError: not ASCII digits with an optional ``k``, or outside ``bounds`` (what was found, the range, the
+            fix with ``example``).
+    """
+    count: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        count = value
+    elif isinstance(value, str) and (m := _TOKEN_COUNT.fullmatch(value)):
+        count = int(m[1]) * (1024 if m[2] else 1)
+    low, high = bounds
+    if count is None or not low <= count <= high:
+        top = f"{high // 1024}k" if high % 1024 == 0 else str(high)
+        raise ConfigError(
+            f"{what} takes token counts",
+            found=value,
+            expected=f"a whole number of tokens {low} to {top}{f' ({why})' if why else ''}, 1k = 1024 tokens, e.g. "
+            f"{example} or 1500",
+            fix=f"e.g. {what} {example}",
+        )
+    return count
 
 
 _FRACTION = re.compile(rf"\s*({_NUMBER})\s*(%?)\s*", re.IGNORECASE)

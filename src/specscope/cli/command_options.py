@@ -153,12 +153,12 @@ GateMaxTokensOption = Annotated[
     ),
 ]
 GateContextTokensOption = Annotated[
-    int | None,
+    MaybeStr,
     typer.Option(
         "--context-tokens",
         metavar="N",
-        min=64,
-        help="Input lengths each prompt is extended to, tokens (here one: the long-context gate's prompt).",
+        help="Input lengths each prompt is extended to, tokens, e.g. 8k = 8192 (here one: the long-context gate's "
+        "prompt; 64 or more).",
     ),
 ]
 
@@ -216,7 +216,9 @@ ParseLogOption = Annotated[
 ]
 PlanOption = Annotated[
     MaybeStr,
-    typer.Option("--plan", help="With --parse-log: do requests=R,tokens=L[,max-num-seqs=S] fit in the KV pool?"),
+    typer.Option(
+        "--plan", help="With --parse-log: do requests=R,tokens=L[,max-num-seqs=S] fit in the KV pool? (L: 32k = 32768)"
+    ),
 ]
 CensusOption = Annotated[
     MaybeStr,

@@ -82,9 +82,11 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.markup import escape
 
-        from specscope.gate.budget import budget_profile, run_file_text
+        from specscope.gate.budget import budget_profile, parse_gate_context_tokens, run_file_text
         from specscope.gate.session import run_gate
         from specscope.targets import parse_targets
+
+        context_n = parse_gate_context_tokens(context_tokens)
 
         if print_run_file:
             if gates:  # the profile holds every gate's budget: a choice of gates is no part of it
@@ -94,16 +96,14 @@ def register(app: typer.Typer) -> None:
                     expected="--print-run-file (it prints every gate's budgets, merged from --run-file and the limits)",
                     fix="drop --gate to print the profile, or drop --print-run-file to run those gates",
                 )
-            typer.echo(
-                run_file_text(run_file, limit=limit, max_tokens=max_tokens, context_tokens=context_tokens), nl=False
-            )
+            typer.echo(run_file_text(run_file, limit=limit, max_tokens=max_tokens, context_tokens=context_n), nl=False)
             return
         if api_key is not None:  # read as bench reads it: an empty or blank key is refused, never sent
             from specscope.bench.spec import by_name
 
             api_key = by_name()["api_key"].parse(api_key)
         plan = parse_targets(configs=configs, servers=server, launch=launch, recipes=recipes)
-        prof, notes = budget_profile(plan, run_file, limit=limit, max_tokens=max_tokens, context_tokens=context_tokens)
+        prof, notes = budget_profile(plan, run_file, limit=limit, max_tokens=max_tokens, context_tokens=context_n)
         from specscope.gate.session import DEFAULT_EMBEDDED_CONFIGS
         from specscope.targets.preflight import preflight_plan
 
