@@ -16,6 +16,8 @@ the same way: a :class:`~specscope.errors.ConfigError` with what was found, what
   the parser of its kind.
 - **Fractions** (:func:`parse_fraction`): ``0.05`` or ``5%``, in ``[0, 1)``.
 - **Text widths** (:func:`parse_width`): a whole number of characters, :data:`MIN_WIDTH` to :data:`MAX_WIDTH`.
+- **Ratios written** (:func:`ratio_text`): a speedup or a concurrency, ``1.23x``, ``0.0077x`` (a tiny ratio keeps
+  two significant digits, never ``0.00x``).
 - **Token counts** (:func:`parse_token_count`): ``2k`` = 2048 tokens (1k = 1024, as context windows are sized), or
   a bare whole number of tokens.
 """
@@ -62,6 +64,7 @@ __all__ = [
     "parse_rate_per_s",
     "parse_token_count",
     "parse_width",
+    "ratio_text",
 ]
 
 T = TypeVar("T")
@@ -155,6 +158,25 @@ def parse_duration_s(
             f"{duration_text(min(max(seconds, bounds[0]), bounds[1]))}",
         )
     return seconds
+
+
+def ratio_text(x: float, decimals: int = 2) -> str:
+    """A ratio (a speedup, a concurrency: the ``x`` unit) as printed everywhere: ``1.2345`` -> ``"1.23x"``.
+
+    ``decimals`` decimals while the ratio is at least ``10 ** (1 - decimals)`` (0.1 for two); a smaller one keeps two
+    significant digits (``0.004`` -> ``"0.004x"``, ``0.00767`` -> ``"0.0077x"``), so a tiny ratio never reads as
+    ``0.00x``; below 1e-9, scientific (``"3.0e-12x"``). Zero is ``"0.00x"``.
+    """
+    size = abs(x)
+    if size == 0 or size >= 10 ** (1 - decimals) or not math.isfinite(x):
+        return f"{x:.{decimals}f}x"
+    if size < 1e-9:
+        return f"{x:.1e}x"
+    places = 1 - math.floor(math.log10(size))  # two significant digits
+    text = f"{x:.{places}f}"
+    while places > decimals and text.endswith("0"):
+        text, places = text[:-1], places - 1
+    return f"{text}x"
 
 
 def percent_text(fraction: float | None, digits: int = 1) -> str:

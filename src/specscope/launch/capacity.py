@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from specscope.errors import ConfigError
 from specscope.launch.logfacts import LogFacts
-from specscope.values import parse_pairs, parse_token_count
+from specscope.values import parse_pairs, parse_token_count, ratio_text
 from specscope.workload.context import MAX_CONTEXT_TOKENS
 
 __all__ = ["KvCapacity", "CapacityPlan", "kv_capacity", "plan_capacity", "parse_plan_spec"]
@@ -243,7 +243,8 @@ def kv_capacity(facts: LogFacts, *, kv_groups: int | None = None) -> KvCapacity:
     cap.block_bytes = cap.kv_cache_bytes // cap.pool_blocks if cap.kv_cache_bytes and cap.pool_blocks else None
     if exact is not None and conc is not None and abs(exact - conc) >= _C_TOL:
         cap.mismatches.append(
-            f"KV tokens {tokens:,} / {length:,} tokens per request = {exact:.2f}x, the log says {conc:.2f}x"
+            f"KV tokens {tokens:,} / {length:,} tokens per request = {ratio_text(exact)}, "
+            f"the log says {ratio_text(conc)}"
         )
     rt = cap.reconstructed_kv_tokens
     if rt is not None and facts.kv_cache_size_tokens and rt != facts.kv_cache_size_tokens:
@@ -294,7 +295,9 @@ def _hybrid(
     )
     rc, rep = cap.reconstructed_max_concurrency, cap.reported_max_concurrency
     if not reproduced and rc is not None and rep is not None:  # the logged block size fits neither statement
-        cap.mismatches.append(f"max concurrency at {length:,} tokens: log {rep:.2f}x, blocks give {rc:.2f}x")
+        cap.mismatches.append(
+            f"max concurrency at {length:,} tokens: log {ratio_text(rep)}, blocks give {ratio_text(rc)}"
+        )
     return cap
 
 
@@ -610,7 +613,7 @@ def capacity_lines(cap: KvCapacity, plan: CapacityPlan | None) -> list[str]:
         rc = cap.reconstructed_max_concurrency
         out.append(
             f"max concurrency at {cap.concurrency_at_len_tokens:,} tokens: log {cap.reported_max_concurrency}x"
-            + ("" if rc is None else f", from blocks {rc:.2f}x ({cap.blocks_per_request_at_len} blocks each)")
+            + ("" if rc is None else f", from blocks {ratio_text(rc)} ({cap.blocks_per_request_at_len} blocks each)")
             + (" per engine" if dp > 1 else "")
         )
     reported = "unknown" if cap.reported_kv_tokens is None else f"{cap.reported_kv_tokens:,}"
