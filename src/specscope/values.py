@@ -109,17 +109,26 @@ def parse_duration_s(
     *,
     allow_zero: bool = False,
     bounds: tuple[float, float] | None = None,
+    unit: str | None = None,
 ) -> float:
     """``"500ms"`` -> 0.5; ``"2us"`` -> 2e-06; ``"1m30s"`` -> 90.0; ``"30"`` (or 30) -> 30.0 (seconds).
 
     ``what`` names the option in the error (``--read-timeout``); ``allow_zero`` accepts 0; ``bounds`` (low, high),
     e.g. :data:`SLO_BOUNDS_S` or :data:`TIMEOUT_BOUNDS_S`, are the durations the option's meaning allows (0 stays
-    allowed with ``allow_zero``).
+    allowed with ``allow_zero``). ``unit`` (``"ms"``): the option's scale is not seconds, so a bare number other
+    than 0 (``--overhead 7.5``) is refused with the fix ``7.5ms``, never read as seconds.
 
     Raises:
-        ConfigError: not a duration, not finite, not positive (zero allowed with ``allow_zero``), or outside
-            ``bounds``.
+        ConfigError: not a duration, not finite, not positive (zero allowed with ``allow_zero``), outside
+            ``bounds``, or a bare number where ``unit`` is given.
     """
+    if unit is not None and isinstance(text, str) and re.fullmatch(_NUMBER, text.strip()) and float(text) != 0:
+        raise ConfigError(
+            f"{what} takes a duration with its unit",
+            found=text,
+            expected=f"a number and a unit (ns, us, ms, s), e.g. {text.strip()}{unit}: a bare number would be seconds",
+            fix=f"write the unit: {what} {text.strip()}{unit}",
+        )
     seconds: float | None
     if isinstance(text, bool):
         seconds = None

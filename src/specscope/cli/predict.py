@@ -261,7 +261,7 @@ def predict_cmd(
     overhead_ms = (
         None
         if overhead is None
-        else 1e3 * parse_duration_s(overhead, "--overhead", allow_zero=True, bounds=OVERHEAD_BOUNDS_S)
+        else 1e3 * parse_duration_s(overhead, "--overhead", allow_zero=True, bounds=OVERHEAD_BOUNDS_S, unit="ms")
     )
     cal = published_calibration(overhead_ms, fit_k, compare, run=run, per_position=per_position is not None)
     if run is None and per_position is not None:
