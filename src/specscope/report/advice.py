@@ -300,7 +300,7 @@ def choices_tables(
         Column("per workload"),
     ]
     # a table with no rows prints its title and note only: the note says why it is empty
-    none = "" if choices.levels else f"None: {no_pick_reason(choices)}. "
+    none = "" if choices.levels else f"No pick: {no_pick_reason(choices)}. "
     picks = Table(
         "choices",
         f"Picks vs {choices.baseline} for the mix {mix}",
