@@ -177,13 +177,20 @@ def _print_facts(
 
 
 def _print_verdicts(console: Console, facts: LogFacts, alarms: list[str], wrong: list[tuple[str, str]]) -> None:
-    """The log's failure signatures, alarms and counts that contradict each other (engine, reason), a line each."""
+    """The log's failure signatures, alarms and counts that contradict each other (engine, reason), a line each; an
+    alarm's checks follow the log's method (an n-gram drafter has no head to audit)."""
+    from rich.markup import escape
+
+    from specscope.stats.low_acceptance import accepting_nothing_advice
+
+    method = (facts.speculative_config or {}).get("method")
+    checks = accepting_nothing_advice(method if isinstance(method, str) else None)[1][:-1]  # the last: this log
     for warning in facts.unreadable_lines:  # a start-up line that gave no fact, named
         console.print(warning, markup=False, highlight=False)
     for f in facts.failures:
         console.print(f"[red]{f.code}[/red] (line {f.line_number}, {f.count}x): {f.explanation} fix: {f.fix}")
     for alarm in alarms:
-        console.print(f"[red]ALARM {alarm}[/red]: check the draft head (specscope audit MODEL)")
+        console.print(f"[red]ALARM {escape(alarm)}[/red]: check {escape('; '.join(checks))}")
     for engine, r in wrong:
         console.print(f"[red]INCONSISTENT {engine} {r}[/red]: counts that contradict each other are no measurement")
 
