@@ -58,6 +58,7 @@ __all__ = [
     "ServeLogOption",
     "ServePortOption",
     "StartTimeoutOption",
+    "GateStartTimeoutOption",
     "StrictOption",
     "SurgeryOutOption",
     "SyncOption",
@@ -157,8 +158,8 @@ GateContextTokensOption = Annotated[
     typer.Option(
         "--context-tokens",
         metavar="N",
-        help="Input lengths each prompt is extended to, tokens, e.g. 8k = 8192 (here one: the long-context gate's "
-        "prompt; 64 or more).",
+        help="Input lengths each prompt is extended to, tokens (here one: the long-context gate's prompt, 64 or more; "
+        "8k = 8192).",
     ),
 ]
 
@@ -226,6 +227,8 @@ CensusOption = Annotated[
 ]
 ListRecipesOption = Annotated[bool, typer.Option("--list", help="List the recipes of the file.")]
 StartTimeoutOption = Annotated[str, _spec_option("start_timeout", show_default=False)]  # the help says it
+#: gate's: the same declaration; not given, each engine's default (as bench)
+GateStartTimeoutOption = Annotated[MaybeStr, _spec_option("start_timeout")]
 
 # --- truth-server ---
 TruthPortOption = Annotated[

@@ -19,6 +19,7 @@ from specscope.cli.command_options import (
     GateNamesOption,
     GatePrintRunFileOption,
     GateRunFileOption,
+    GateStartTimeoutOption,
 )
 from specscope.cli.options import (
     ApiKeyOption,
@@ -37,6 +38,7 @@ from specscope.strictjson import dumps_strict
 
 if TYPE_CHECKING:
     from specscope.gate.model import GateRun, ProbeResult
+    from specscope.targets import TargetPlan
 
 
 def _print_run(run: GateRun, run_dir: Path, format: str, width: int | None = None) -> None:
@@ -55,6 +57,23 @@ def _print_run(run: GateRun, run_dir: Path, format: str, width: int | None = Non
             stdout.print(render_thinking_table(run))
 
 
+def _with_start_timeout(plan: TargetPlan, text: str) -> TargetPlan:
+    """``plan`` with ``--start-timeout`` (a duration, read as bench and serve read it) for the servers gate starts;
+    refused with ``--server`` (gate starts none of them: the option would be silently ignored)."""
+    from dataclasses import replace
+
+    from specscope.values import TIMEOUT_BOUNDS_S, parse_duration_s
+
+    if plan.kind == "external":
+        raise ConfigError(
+            "--start-timeout does not apply to --server",
+            found=f"--start-timeout {text} with --server",
+            expected="--start-timeout with servers gate starts (--launch)",
+            fix="drop --start-timeout (gate starts no --server)",
+        )
+    return replace(plan, start_timeout_s=parse_duration_s(text, "--start-timeout", bounds=TIMEOUT_BOUNDS_S))
+
+
 def register(app: typer.Typer) -> None:
     @app.command("gate", cls=VocabCommand)
     def gate(
@@ -62,6 +81,7 @@ def register(app: typer.Typer) -> None:
         server: ServerOption = None,
         launch: LaunchOption = "embedded",
         recipes: RecipesOption = None,
+        start_timeout: GateStartTimeoutOption = None,
         run_file: GateRunFileOption = None,
         gates: GateNamesOption = None,
         limit: GateLimitOption = None,
@@ -103,6 +123,8 @@ def register(app: typer.Typer) -> None:
 
             api_key = by_name()["api_key"].parse(api_key)
         plan = parse_targets(configs=configs, servers=server, launch=launch, recipes=recipes)
+        if start_timeout is not None:
+            plan = _with_start_timeout(plan, start_timeout)
         prof, notes = budget_profile(plan, run_file, limit=limit, max_tokens=max_tokens, context_tokens=context_n)
         from specscope.gate.session import DEFAULT_EMBEDDED_CONFIGS
         from specscope.targets.preflight import preflight_plan
