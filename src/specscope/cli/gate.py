@@ -27,6 +27,7 @@ from specscope.cli.options import (
     LaunchOption,
     NoPreflightOption,
     OutOption,
+    OutputOption,
     RecipesOption,
     ServerOption,
     TableFormatOption,
@@ -37,24 +38,29 @@ from specscope.errors import ConfigError
 from specscope.strictjson import dumps_strict
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from specscope.gate.model import GateRun, ProbeResult
     from specscope.targets import TargetPlan
 
 
-def _print_run(run: GateRun, run_dir: Path, format: str, width: int | None = None) -> None:
+def _print_run(run: GateRun, run_dir: Path, format: str, width: int | None = None, output: Path | None = None) -> None:
+    """The gate run in ``format`` on stdout, or written to ``output`` (its path printed)."""
+    from specscope.cli.output import emit
     from specscope.gate import render_gate_markdown, render_gate_table, render_thinking_table
 
     if format == "json":
-        typer.echo(dumps_strict({"run_folder": str(run_dir), **run.to_dict()}, indent=2, ensure_ascii=False))
+        emit(dumps_strict({"run_folder": str(run_dir), **run.to_dict()}, indent=2, ensure_ascii=False), output)
     elif format == "markdown":
-        typer.echo(render_gate_markdown(run), nl=False)
+        emit(render_gate_markdown(run), output)
     else:
-        from specscope.cli.output import make_console
 
-        stdout = make_console(None, width)[0]  # --width, else the terminal's, 120 to a file or a pipe
-        stdout.print(render_gate_table(run))
-        if any(r.gate == "thinking" for r in run.results):
-            stdout.print(render_thinking_table(run))
+        def tables(console: Console) -> None:  # --width, else the terminal's, 120 to a file or a pipe
+            console.print(render_gate_table(run))
+            if any(r.gate == "thinking" for r in run.results):
+                console.print(render_thinking_table(run))
+
+        emit(tables, output, width)
 
 
 def _with_start_timeout(plan: TargetPlan, text: str) -> TargetPlan:
@@ -89,6 +95,7 @@ def register(app: typer.Typer) -> None:
         context_tokens: GateContextTokensOption = None,
         out: OutOption = Path("runs"),
         format: TableFormatOption = None,
+        output: OutputOption = None,
         print_run_file: GatePrintRunFileOption = False,
         no_preflight: NoPreflightOption = False,
         api_key: ApiKeyOption = None,
@@ -107,6 +114,8 @@ def register(app: typer.Typer) -> None:
         from specscope.targets import parse_targets
 
         context_n = parse_gate_context_tokens(context_tokens)
+        from specscope.cli.options import TABLE_FORMATS
+        from specscope.cli.output import emit, report_target
 
         if print_run_file:
             if gates:  # the profile holds every gate's budget: a choice of gates is no part of it
@@ -116,8 +125,10 @@ def register(app: typer.Typer) -> None:
                     expected="--print-run-file (it prints every gate's budgets, merged from --run-file and the limits)",
                     fix="drop --gate to print the profile, or drop --print-run-file to run those gates",
                 )
-            typer.echo(run_file_text(run_file, limit=limit, max_tokens=max_tokens, context_tokens=context_n), nl=False)
+            # the profile is TOML whatever -o's suffix: -o writes it to the file
+            emit(run_file_text(run_file, limit=limit, max_tokens=max_tokens, context_tokens=context_n), output)
             return
+        format, output = report_target(format, output, TABLE_FORMATS, reads=(run_file,))
         if api_key is not None:  # read as bench reads it: an empty or blank key is refused, never sent
             from specscope.bench.spec import by_name
 
@@ -157,6 +168,6 @@ def register(app: typer.Typer) -> None:
             on_start=on_start,
             api_key=api_key,
         )
-        _print_run(run, run_dir, format or "text", width)
+        _print_run(run, run_dir, format, width, output)
         if not run.passed:
             raise typer.Exit(1)
