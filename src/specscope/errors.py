@@ -108,11 +108,13 @@ class ConfigError(SpecscopeError):
         """``invalid value for FLAG`` (a value outside an option's choices or bounds): the one wording of it in
         every command, whether typer checked the option (:func:`specscope.cli.crash.usage_parts`) or bench's
         option spec did (:mod:`specscope.bench.spec`, :func:`specscope.config.profile_options`). ``expected`` is
-        the plain words (:func:`plain_bound`, ``one of a, b``); the fix follows from it (:func:`value_fix`), else
+        the plain words (:func:`plain_bound`, ``one of a, b``); the fix is an example of the first of ``choices``, else
+        follows from ``expected`` (:func:`value_fix`), else
         ``fallback`` (default: the command's ``--help``); a ``fix`` given is used as it is. ``choices``: the
         names the option takes, when it takes names (the caller's own list, never read back out of ``expected``):
         the closest to ``found`` is suggested (:func:`did_you_mean`)."""
-        fix = fix or value_fix(flag, expected, fallback or f"`--help` says what {flag} takes")
+        choices = tuple(choices)
+        fix = fix or value_fix(flag, expected, fallback or f"`--help` says what {flag} takes", choices)
         fix = _with_hint(did_you_mean(found, choices), fix)
         return cls(f"invalid value for {flag}", found=found, expected=expected, fix=fix)
 
@@ -273,18 +275,20 @@ def _with_hint(hint: str | None, fix: str) -> str:
     return fix if hint is None or fix.startswith("did you mean") else f"{hint} ({fix})"
 
 
-def value_fix(flag: str, expected: str, fallback: str) -> str:
-    """The fix for a value ``flag`` refused, from what it expects (pydantic's and click's words: ``greater than or
-    equal to 1``, ``less than 64``, or the plain ``a value >= 0``; ``is not one of a, b``, ``from 1 to 4096``,
-    ``a valid integer``); else ``fallback``."""
+def value_fix(flag: str, expected: str, fallback: str, choices: Iterable[object] = ()) -> str:
+    """The fix for a value ``flag`` refused: with ``choices`` (the caller's own list of the values it takes), an
+    example of the first (``e.g. --format text``), never read back out of the ``one of a, b`` wording; else from what
+    it expects (pydantic's and click's words: ``greater than or equal to 1``, ``less than 64``, or the plain ``a value
+    >= 0``; ``from 1 to 4096``, ``a valid integer``); else ``fallback``."""
+    first = next((str(c) for c in choices), None)
+    if first is not None:
+        return f"e.g. {flag} {first}"
     if m := re.search(r"(less|greater) than or equal to (\S+)|([<>])= (\S+)", expected):
         less = (m.group(1) or ("less" if m.group(3) == "<" else "greater")) == "less"
         return f"give {flag} {m.group(2) or m.group(4)} or {'less' if less else 'more'}"
     if m := re.search(r"(less|greater) than (\S+)|([<>]) (\S+)", expected):
         less = (m.group(1) or ("less" if m.group(3) == "<" else "greater")) == "less"
         return f"give {flag} a value {'below' if less else 'above'} {m.group(2) or m.group(4)}"
-    if m := re.search(r"(?:is not one of|^one of) (.+)", expected):
-        return f"e.g. {flag} {m.group(1).split(',')[0].strip()}"
     if m := re.search(r"from (-?[0-9][^\s,;:()]*) to (-?[0-9][^\s,;:()]*)", expected):
         return f"give {flag} a value from {m.group(1)} to {m.group(2)}"
     if "integer" in expected or "whole number" in expected:

@@ -16,6 +16,10 @@ the same way: a :class:`~specscope.errors.ConfigError` with what was found, what
   the parser of its kind.
 - **Fractions** (:func:`parse_fraction`): ``0.05`` or ``5%``, in ``[0, 1)``.
 - **Text widths** (:func:`parse_width`): a whole number of characters, :data:`MIN_WIDTH` to :data:`MAX_WIDTH`.
+- **Ratios written** (:func:`ratio_text`): a speedup or a concurrency, ``1.23x``, ``0.0077x`` (a tiny ratio keeps
+  two significant digits, never ``0.00x``).
+- **Token counts** (:func:`parse_token_count`): ``2k`` = 2048 tokens (1k = 1024, as context windows are sized), or
+  a bare whole number of tokens.
 """
 
 from __future__ import annotations
@@ -58,7 +62,9 @@ __all__ = [
     "parse_pairs",
     "parse_rate_list",
     "parse_rate_per_s",
+    "parse_token_count",
     "parse_width",
+    "ratio_text",
 ]
 
 T = TypeVar("T")
@@ -103,17 +109,26 @@ def parse_duration_s(
     *,
     allow_zero: bool = False,
     bounds: tuple[float, float] | None = None,
+    unit: str | None = None,
 ) -> float:
     """``"500ms"`` -> 0.5; ``"2us"`` -> 2e-06; ``"1m30s"`` -> 90.0; ``"30"`` (or 30) -> 30.0 (seconds).
 
     ``what`` names the option in the error (``--read-timeout``); ``allow_zero`` accepts 0; ``bounds`` (low, high),
     e.g. :data:`SLO_BOUNDS_S` or :data:`TIMEOUT_BOUNDS_S`, are the durations the option's meaning allows (0 stays
-    allowed with ``allow_zero``).
+    allowed with ``allow_zero``). ``unit`` (``"ms"``): the option's scale is not seconds, so a bare number other
+    than 0 (``--overhead 7.5``) is refused with the fix ``7.5ms``, never read as seconds.
 
     Raises:
-        ConfigError: not a duration, not finite, not positive (zero allowed with ``allow_zero``), or outside
-            ``bounds``.
+        ConfigError: not a duration, not finite, not positive (zero allowed with ``allow_zero``), outside
+            ``bounds``, or a bare number where ``unit`` is given.
     """
+    if unit is not None and isinstance(text, str) and re.fullmatch(_NUMBER, text.strip()) and float(text) != 0:
+        raise ConfigError(
+            f"{what} takes a duration with its unit",
+            found=text,
+            expected=f"a number and a unit (ns, us, ms, s), e.g. {text.strip()}{unit}: a bare number would be seconds",
+            fix=f"write the unit: {what} {text.strip()}{unit}",
+        )
     seconds: float | None
     if isinstance(text, bool):
         seconds = None
@@ -152,6 +167,25 @@ def parse_duration_s(
             f"{duration_text(min(max(seconds, bounds[0]), bounds[1]))}",
         )
     return seconds
+
+
+def ratio_text(x: float, decimals: int = 2) -> str:
+    """A ratio (a speedup, a concurrency: the ``x`` unit) as printed everywhere: ``1.2345`` -> ``"1.23x"``.
+
+    ``decimals`` decimals while the ratio is at least ``10 ** (1 - decimals)`` (0.1 for two); a smaller one keeps two
+    significant digits (``0.004`` -> ``"0.004x"``, ``0.00767`` -> ``"0.0077x"``), so a tiny ratio never reads as
+    ``0.00x``; below 1e-9, scientific (``"3.0e-12x"``). Zero is ``"0.00x"``.
+    """
+    size = abs(x)
+    if size == 0 or size >= 10 ** (1 - decimals) or not math.isfinite(x):
+        return f"{x:.{decimals}f}x"
+    if size < 1e-9:
+        return f"{x:.1e}x"
+    places = 1 - math.floor(math.log10(size))  # two significant digits
+    text = f"{x:.{places}f}"
+    while places > decimals and text.endswith("0"):
+        text, places = text[:-1], places - 1
+    return f"{text}x"
 
 
 def percent_text(fraction: float | None, digits: int = 1) -> str:
@@ -562,6 +596,38 @@ def parse_width(value: str | int, what: str = "--width") -> int:
             fix=f"e.g. {what} 120 (or leave it out: the terminal's width, 120 to a file)",
         )
     return width
+
+
+_TOKEN_COUNT = re.compile(r"\s*([0-9]{1,12})\s*(k?)\s*", re.IGNORECASE)
+
+
+def parse_token_count(value: str | int, what: str, bounds: tuple[int, int], example: str = "2k", why: str = "") -> int:
+    """``"2k"`` (or ``"2K"``) -> 2048, ``"1500"`` (or 1500) -> 1500: a number of tokens, 1k = 1024 tokens.
+
+    The one reading of a token count for every option that takes one (``--context-tokens``, ``--plan tokens=``).
+    ``what`` names the option in the error; ``bounds`` (lowest, highest) are the counts its meaning allows, ``why``
+    (optional) says why in the error.
+
+    Raises:
+        ConfigError: not ASCII digits with an optional ``k``, or outside ``bounds`` (what was found, the range, the
+            fix with ``example``).
+    """
+    count: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        count = value
+    elif isinstance(value, str) and (m := _TOKEN_COUNT.fullmatch(value)):
+        count = int(m[1]) * (1024 if m[2] else 1)
+    low, high = bounds
+    if count is None or not low <= count <= high:
+        top = f"{high // 1024}k" if high % 1024 == 0 else str(high)
+        raise ConfigError(
+            f"{what} takes token counts",
+            found=value,
+            expected=f"a whole number of tokens {low} to {top}{f' ({why})' if why else ''}, 1k = 1024 tokens, e.g. "
+            f"{example} or 1500",
+            fix=f"e.g. {what} {example}",
+        )
+    return count
 
 
 _FRACTION = re.compile(rf"\s*({_NUMBER})\s*(%?)\s*", re.IGNORECASE)

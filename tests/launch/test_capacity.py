@@ -55,8 +55,10 @@ def test_plan_spec_errors() -> None:
         "tokens": 32768,
         "max_num_seqs": 20,
     }
-    with pytest.raises(ConfigError, match="KEY=positive integer"):
+    with pytest.raises(ConfigError, match="tokens takes a token count; found: tokens=lots"):
         parse_plan_spec("requests=20,tokens=lots")
+    with pytest.raises(ConfigError, match="KEY=positive integer"):
+        parse_plan_spec("requests=lots,tokens=2k")
     with pytest.raises(ConfigError, match="needs requests and tokens"):
         parse_plan_spec("requests=20")
 

@@ -1,8 +1,10 @@
 """A small real run folder for report tests: made with the store's create_run from stream records and counters.
 
 Configs ``base`` and ``mtp`` (a vLLM recipe with method ``mtp``), workloads ``prose`` and ``code``, N = 1 and 2,
-2 repeats. mtp drafts 2 tokens per step, 100 steps per cell: on prose it accepts 2 of 200 draft tokens (1 %, the
-broken-head symptom), on code 120 of 200 (60 %). One base cell has a degraded stream.
+2 repeats. mtp drafts 2 tokens per verify step, and each step yields its bonus token plus the drafts it accepted, so a
+cell's steps are its generated tokens less its accepted ones (derived from the tokens, never a fixed count): on prose
+it accepts one draft per cell (4 of 520 draft tokens over 260 steps, 0.8 %, the broken-head symptom), on code 3/4 of
+the steps accept their first draft and 1/4 their second (204 of 408, 50 %). One base cell has a degraded stream.
 """
 
 from __future__ import annotations
@@ -37,12 +39,20 @@ def _stream(i: int, tokens: int, ttft_ms: int, total_ms: int, status: str = "ok"
     )
 
 
-def _counters(tokens: int, accepted: float, per_position: tuple[float, ...]) -> tuple[SpecCounters, SpecCounters]:
+#: draft tokens per verify step (mtp's num_speculative_tokens)
+K = 2
+
+
+def _counters(tokens: int, per_position: tuple[float, ...]) -> tuple[SpecCounters, SpecCounters]:
+    """The counters of a cell that generated ``tokens``, accepting ``per_position`` drafts at each position: every
+    step drafts :data:`K` tokens and yields 1 + its accepted drafts, so steps = tokens - accepted."""
+    accepted = sum(per_position)
+    drafts = tokens - accepted
     before = SpecCounters(generation_tokens=0.0, present=frozenset({"spec", "per_pos", "generation"}))
     after = SpecCounters(
-        drafts=100.0,
-        draft_tokens=200.0,
-        accepted_tokens=accepted,
+        drafts=float(drafts),
+        draft_tokens=float(K * drafts),
+        accepted_tokens=float(accepted),
         accepted_per_position=per_position,
         generation_tokens=float(tokens),
         present=frozenset({"spec", "per_pos", "generation"}),
@@ -78,9 +88,9 @@ def make_run(path: Path) -> Path:
                         before = SpecCounters(generation_tokens=0.0, present=frozenset({"generation"}))
                         after = SpecCounters(generation_tokens=float(tokens * n), present=frozenset({"generation"}))
                     elif wl == "prose":
-                        before, after = _counters(tokens * n, 2.0, (2.0, 0.0))
-                    else:
-                        before, after = _counters(tokens * n, 120.0, (70.0, 50.0))
+                        before, after = _counters(tokens * n, (1.0, 0.0))
+                    else:  # tokens * n is a multiple of 8: 3/8 and 1/8 of it are whole
+                        before, after = _counters(tokens * n, (3 * tokens * n / 8, tokens * n / 8))
                     res = CellResult(CellKey(cfg, wl, n, r), streams, 0, total_ms * MS, before, after)
                     run.save_cell(res)
     run.save_server_facts("base", {"kind": "vllm", "model": "org/model-NVFP4", "recipe": {"method": "base"}})

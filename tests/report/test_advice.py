@@ -332,8 +332,8 @@ def test_an_empty_picks_table_says_why_it_is_empty():
     from specscope.stats.choices import Choices
 
     picks, candidates, *_ = choices_tables(Choices("base", {"repeat": 1.0}, (), None))
-    reason = "None: no level has a paired round on every workload of the mix."
+    reason = "No pick: no level has a paired round on every workload of the mix."
     assert not picks.rows and picks.note.startswith(reason)
     assert not candidates.rows and candidates.note == reason
     slo = Choices("base", {"repeat": 1.0}, (), None, no_pick="no config meets the TTFT SLO")
-    assert choices_tables(slo)[1].note == "None: no config meets the TTFT SLO."
+    assert choices_tables(slo)[1].note == "No pick: no config meets the TTFT SLO."

@@ -315,7 +315,9 @@ def _launch(config: str, log_path: Path, options: BenchOptions, engine: str, fil
     """The context of a server specscope starts for ``config``: a vLLM recipe or the embedded engine."""
     limit = files.start_timeout_s
     if engine == "vllm":
-        return launched_target(server_config(config), log_path, recipes=files.recipes, start_timeout_s=limit)
+        return launched_target(
+            server_config(config), log_path, recipes=files.recipes, start_timeout_s=limit, name=config
+        )
     return embedded_target(
         server_config(config),
         log_path,

@@ -58,6 +58,7 @@ __all__ = [
     "ServeLogOption",
     "ServePortOption",
     "StartTimeoutOption",
+    "GateStartTimeoutOption",
     "StrictOption",
     "SurgeryOutOption",
     "SyncOption",
@@ -153,12 +154,12 @@ GateMaxTokensOption = Annotated[
     ),
 ]
 GateContextTokensOption = Annotated[
-    int | None,
+    MaybeStr,
     typer.Option(
         "--context-tokens",
         metavar="N",
-        min=64,
-        help="Input lengths each prompt is extended to, tokens (here one: the long-context gate's prompt).",
+        help="Input lengths each prompt is extended to, tokens (here one: the long-context gate's prompt, 64 or more; "
+        "8k = 8192).",
     ),
 ]
 
@@ -221,7 +222,7 @@ PlanOption = Annotated[
     typer.Option(
         "--plan",
         metavar="requests=R,tokens=L",
-        help="With --parse-log: do requests=R,tokens=L[,max-num-seqs=S] fit in the KV pool?",
+        help="With --parse-log: do requests=R,tokens=L[,max-num-seqs=S] fit in the KV pool? (L: 32k = 32768)",
     ),
 ]
 CensusOption = Annotated[
@@ -232,6 +233,8 @@ CensusOption = Annotated[
 ]
 ListRecipesOption = Annotated[bool, typer.Option("--list", help="List the recipes of the file.")]
 StartTimeoutOption = Annotated[str, _spec_option("start_timeout", show_default=False)]  # the help says it
+#: gate's: the same declaration; not given, each engine's default (as bench)
+GateStartTimeoutOption = Annotated[MaybeStr, _spec_option("start_timeout")]
 
 # --- truth-server ---
 TruthPortOption = Annotated[

@@ -193,9 +193,9 @@ def usage_parts(exc: typer.TyperException | click.ClickException, argv: list[str
         # click's "'yaml' is not one of text, json": the expected is the list, not the sentence about the value
         detail = re.sub(r"^'[^']*' is not one of ", "one of ", detail)
         fallback = f"`{where} --help` says what {flag} takes"
-        if not flags:  # an argument: click's own "Invalid value for 'RUN'"
-            return message.split(": ", 1)[0], typed, detail, value_fix(flag, detail, fallback)
         choices: tuple[str, ...] = exc.choices if isinstance(exc, NotAChoice) else ()
+        if not flags:  # an argument: click's own "Invalid value for 'RUN'"
+            return message.split(": ", 1)[0], typed, detail, value_fix(flag, detail, fallback, choices)
         error = ConfigError.invalid_value(flag, typed, detail, choices=choices, fallback=fallback)
         return error.message, typed, detail, str(error.fix)
     if m := re.match(r"No such command '([^']*)'", message):

@@ -28,7 +28,7 @@ from specscope.cli.options import (
 )
 from specscope.cli.output import emit_doc, report_target
 from specscope.cli.vocab import VocabCommand
-from specscope.values import apply_only
+from specscope.values import apply_only, ratio_text
 
 if TYPE_CHECKING:
     from specscope.stats.predict_run import RunPrediction
@@ -72,7 +72,7 @@ def _print(p: RunPrediction, con: Any) -> None:
         for kk in ks:
             k.add_column(f"k={kk}", overflow="fold")
         for wl, pts in by_wl.items():
-            k.add_row(wl, *[f"{pt['tok_s']:.1f} ({pt['speedup']:.2f}x)" for pt in pts])
+            k.add_row(wl, *[f"{pt['tok_s']:.1f} ({ratio_text(pt['speedup'])})" for pt in pts])
         con.print(k)
     if p.measured:
         from specscope.stats.verdict import verdict_text
@@ -81,8 +81,8 @@ def _print(p: RunPrediction, con: Any) -> None:
         for col in ("config", "workload", "rounds", "speedup", "interval", "verdict"):
             judged.add_column(col, overflow="fold")
         for row in p.measured:
-            ci = "—" if row["low"] is None else f"[{row['low']:.2f}x, {row['high']:.2f}x]"
-            speed = "—" if row["speedup"] is None else f"{row['speedup']:.2f}x"
+            ci = "—" if row["low"] is None else f"[{ratio_text(row['low'])}, {ratio_text(row['high'])}]"
+            speed = "—" if row["speedup"] is None else ratio_text(row["speedup"])
             verdict = verdict_text(str(row["verdict"]))
             judged.add_row(row["config"], row["workload"], str(row["rounds"]), speed, ci, verdict)
         con.print(judged)
@@ -127,7 +127,7 @@ def _published_lines(p: Any) -> list[str]:
         f"{'k':>2}  {'tokens/step':>11}  {'tok/s':>7}  {'speedup':>7}" + _CHECK_HEAD * _checked(p),
     ]
     for r in p.rows:
-        line = f"{r.k:>2}  {r.tokens_per_step:>11.3f}  {r.tok_s:>7.2f}  {r.speedup:>6.2f}x"
+        line = f"{r.k:>2}  {r.tokens_per_step:>11.3f}  {r.tok_s:>7.2f}  {ratio_text(r.speedup):>7}"
         if _checked(p):
             measured = "—" if r.measured_tok_s is None else f"{r.measured_tok_s:.2f}"
             error = "—" if r.error is None else f"{100 * r.error:+.1f}%"
@@ -261,7 +261,7 @@ def predict_cmd(
     overhead_ms = (
         None
         if overhead is None
-        else 1e3 * parse_duration_s(overhead, "--overhead", allow_zero=True, bounds=OVERHEAD_BOUNDS_S)
+        else 1e3 * parse_duration_s(overhead, "--overhead", allow_zero=True, bounds=OVERHEAD_BOUNDS_S, unit="ms")
     )
     cal = published_calibration(overhead_ms, fit_k, compare, run=run, per_position=per_position is not None)
     if run is None and per_position is not None:

@@ -36,7 +36,14 @@ from specscope.cli.command_options import (
     ServePortOption,
     StartTimeoutOption,
 )
-from specscope.cli.options import NoPreflightOption, RecipesOption, TextJsonFormatOption, WidthOption
+from specscope.cli.options import (
+    TEXT_JSON,
+    NoPreflightOption,
+    OutputOption,
+    RecipesOption,
+    TextJsonFormatOption,
+    WidthOption,
+)
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError, ServerError
 from specscope.strictjson import dumps_strict
@@ -86,11 +93,18 @@ def _stated(value: object) -> object:
 
 
 def _print_facts(
-    path: Path, fmt: str, plan: str | None = None, census: str | None = None, width: int | None = None
+    path: Path,
+    fmt: str,
+    plan: str | None = None,
+    census: str | None = None,
+    width: int | None = None,
+    output: Path | None = None,
 ) -> int:
+    """Print the facts of server log ``path`` (``fmt`` text or json) on stdout, or write them to ``output``; the
+    exit code (1: a failure of error severity, an alarm or counts that contradict each other)."""
     from rich.table import Table
 
-    from specscope.cli.output import make_console
+    from specscope.cli.output import emit, make_console, write_file
     from specscope.launch.serverlog import read_server_log
 
     log = read_server_log(path)  # exit 2 naming every engine and form tried when none is recognised
@@ -126,7 +140,7 @@ def _print_facts(
             doc[s.key] = x.model_dump() if x else None
         doc["engine_logs"] = [r.model_dump() for r in log.readings]
         doc["log_pools"] = [p.model_dump() for p in log.pools]
-        typer.echo(dumps_strict(doc, indent=2))
+        emit(dumps_strict(doc, indent=2), output)
     else:
         engines = ", ".join(r.engine for r in log.readings)
         table = Table(title=f"server log facts{f' ({engines})' if engines else ''}: {path}", show_header=False)
@@ -150,40 +164,38 @@ def _print_facts(
             + (cumulative_lines(cumulative, only_v0=True) if cumulative and superseded else [])
         ):
             table.add_row(key, value)
-        if facts.stats:
-            own = [s for s in facts.stats if s.engines_pooled is None] or facts.stats  # one engine's lines first
-            peak = max(own, key=lambda s: s.kv_cache_usage_percent)
-            mean_of = (
-                f"; the mean over {peak.engines_pooled} engines (requests summed): one engine's may be higher"
-                if peak.engines_pooled is not None
-                else ""
-            )
-            table.add_row("stats_samples", str(len(facts.stats)))
-            table.add_row(
-                "peak_kv_cache_usage",
-                f"{peak.kv_cache_usage_percent}% (running {peak.running_reqs}, waiting {peak.waiting_reqs}, "
-                f"line {peak.line_number}{mean_of})",
-            )
-        console, _ = make_console(None, width)  # --width, else 120 columns in a pipe (Console() alone: 80)
+        for key, value in _stats_rows(facts):
+            table.add_row(key, value)
+        console, buf = make_console(output, width)  # --width, else 120 columns in a pipe (Console() alone: 80)
         console.print(table)
-        if census is not None:
-            typer.echo(_loaded_line(loaded))
+        lines = [_loaded_line(loaded)] if census is not None else []
         if capacity is not None:
             from specscope.launch.capacity import capacity_lines
 
-            typer.echo("\n".join(capacity_lines(*capacity)))
+            lines += capacity_lines(*capacity)
+        for line in lines:
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
         _print_verdicts(console, facts, alarms, wrong)
+        if output is not None and buf is not None:
+            write_file(output, buf.getvalue())
     return 1 if any(f.severity == "error" for f in facts.failures) or alarms or wrong else 0
 
 
 def _print_verdicts(console: Console, facts: LogFacts, alarms: list[str], wrong: list[tuple[str, str]]) -> None:
-    """The log's failure signatures, alarms and counts that contradict each other (engine, reason), a line each."""
+    """The log's failure signatures, alarms and counts that contradict each other (engine, reason), a line each; an
+    alarm's checks follow the log's method (an n-gram drafter has no head to audit)."""
+    from rich.markup import escape
+
+    from specscope.stats.low_acceptance import accepting_nothing_advice
+
+    method = (facts.speculative_config or {}).get("method")
+    checks = accepting_nothing_advice(method if isinstance(method, str) else None)[1][:-1]  # the last: this log
     for warning in facts.unreadable_lines:  # a start-up line that gave no fact, named
         console.print(warning, markup=False, highlight=False)
     for f in facts.failures:
         console.print(f"[red]{f.code}[/red] (line {f.line_number}, {f.count}x): {f.explanation} fix: {f.fix}")
     for alarm in alarms:
-        console.print(f"[red]ALARM {alarm}[/red]: check the draft head (specscope audit MODEL)")
+        console.print(f"[red]ALARM {escape(alarm)}[/red]: check {escape('; '.join(checks))}")
     for engine, r in wrong:
         console.print(f"[red]INCONSISTENT {engine} {r}[/red]: counts that contradict each other are no measurement")
 
@@ -204,6 +216,30 @@ def preflight_recipe(recipe: Recipe, *, skip: bool, name: str = "") -> dict[str,
 
 #: what only --parse-log reads
 PARSE_LOG_ONLY = ("--plan", "--census", "--width")
+
+
+def _stats_rows(facts: LogFacts) -> list[tuple[str, str]]:
+    """The rows of the log's periodic stats lines: how many, and the peak KV cache usage (one engine's lines first)."""
+    if not facts.stats:
+        return []
+    own = [s for s in facts.stats if s.engines_pooled is None] or facts.stats
+    peak = max(own, key=lambda s: s.kv_cache_usage_percent)
+    mean_of = (
+        f"; the mean over {peak.engines_pooled} engines (requests summed): one engine's may be higher"
+        if peak.engines_pooled is not None
+        else ""
+    )
+    usage = (
+        f"{peak.kv_cache_usage_percent}% (running {peak.running_reqs}, waiting {peak.waiting_reqs}, "
+        f"line {peak.line_number}{mean_of})"
+    )
+    return [("stats_samples", str(len(facts.stats))), ("peak_kv_cache_usage", usage)]
+
+
+def _recipe_line(r: Recipe) -> str:
+    """``METHOD [k=K] MODEL``: a recipe as ``serve --list`` lists it."""
+    k = f" k={r.num_speculative_tokens}" if r.num_speculative_tokens else ""
+    return f"{r.method}{k} {r.model}"
 
 
 def _refuse_out_of_mode(parse_log: Path | None, given: dict[str, object]) -> None:
@@ -248,7 +284,8 @@ def register(app: typer.Typer) -> None:
         census: CensusOption = None,
         list_recipes: ListRecipesOption = False,
         start_timeout: StartTimeoutOption = "15m",
-        format: TextJsonFormatOption = "text",
+        format: TextJsonFormatOption = None,
+        output: OutputOption = None,
         no_preflight: NoPreflightOption = False,
         width: WidthOption = None,
     ) -> None:
@@ -278,16 +315,17 @@ def register(app: typer.Typer) -> None:
                 "--width": width,
             },
         )
+        from specscope.cli.output import emit, report_target
+
+        format, out = report_target(format, output, TEXT_JSON, reads=(parse_log, recipes))
         if parse_log is not None:
-            raise typer.Exit(_print_facts(parse_log, format or "text", plan, census, width))
+            raise typer.Exit(_print_facts(parse_log, format, plan, census, width, out))
         book = load_recipes(recipes)
         if list_recipes:
             if format == "json":
-                typer.echo(json.dumps({n: r.model_dump() for n, r in book.recipes.items()}, indent=2))
+                emit(json.dumps({n: r.model_dump() for n, r in book.recipes.items()}, indent=2), out)
             else:
-                for name, r in book.recipes.items():
-                    k = f" k={r.num_speculative_tokens}" if r.num_speculative_tokens else ""
-                    typer.echo(f"{name}: {r.method}{k} {r.model}")
+                emit("".join(f"{n}: {_recipe_line(r)}\n" for n, r in book.recipes.items()), out)
             return
         if recipe is None:
             raise ConfigError("no recipe given", found="nothing", expected=USAGE, fix=LIST_FIX)
@@ -299,7 +337,7 @@ def register(app: typer.Typer) -> None:
                 else vllm_argv(r, port=port)
             )
             if format == "json":
-                typer.echo(
+                emit(
                     json.dumps(
                         {
                             "recipe": recipe,
@@ -309,12 +347,20 @@ def register(app: typer.Typer) -> None:
                             "env": r.env,
                         },
                         indent=2,
-                    )
+                    ),
+                    out,
                 )
             else:
                 prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(r.env.items()))
-                typer.echo((prefix + " " if prefix and not docker else "") + shlex.join(argv))
+                emit((prefix + " " if prefix and not docker else "") + shlex.join(argv), out)
             return
+        if out is not None:  # a server runs: what it prints is its address while it serves, no document
+            raise ConfigError(
+                "--output does not apply to running a recipe",
+                found=f"--output {out} with RECIPE {recipe}",
+                expected="--output with --parse-log, --list or --print (a document to write)",
+                fix="drop --output",
+            )
         checked = preflight_recipe(r, skip=no_preflight, name=recipe)  # before any process starts
         from specscope.launch.process import VllmServer
 

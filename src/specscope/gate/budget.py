@@ -22,6 +22,7 @@ from specscope.gate.model import GATES
 from specscope.gate.profile import GateProfile, default_profile_text, load_profile
 from specscope.readfile import SETTINGS_FILE_MAX_BYTES, read_text_limited, toml_loads
 from specscope.targets import TargetPlan
+from specscope.values import parse_token_count
 from specscope.workload.context import MAX_CONTEXT_TOKENS
 
 __all__ = [
@@ -29,7 +30,9 @@ __all__ = [
     "EMBEDDED_CONTEXT_TOKENS",
     "EMBEDDED_MAX_TOKENS",
     "SLOT_MARGIN_TOKENS",
+    "GATE_MIN_CONTEXT_TOKENS",
     "budget_profile",
+    "parse_gate_context_tokens",
     "run_file_text",
 ]
 
@@ -93,6 +96,19 @@ def _caps(prof: GateProfile, limit: int | None, max_tokens: int | None, changed:
     if limit is not None:
         notes.append(f"--limit {limit}: at most {limit} probe(s) per gate")
     return notes
+
+
+#: the shortest long-context prompt the gate builds, tokens: below it the needle and its filler do not fit.
+GATE_MIN_CONTEXT_TOKENS = 64
+
+
+def parse_gate_context_tokens(text: str | None) -> int | None:
+    """gate's ``--context-tokens`` (``8k`` = 8192) by the one token-count parser, :data:`GATE_MIN_CONTEXT_TOKENS`
+    to bench's :data:`~specscope.workload.context.MAX_CONTEXT_TOKENS`; None when not given."""
+    if text is None:
+        return None
+    bounds = (GATE_MIN_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS)
+    return parse_token_count(text, "--context-tokens", bounds, "8k", "no model's context is longer")
 
 
 def _check_context_tokens(context_tokens: int | None) -> None:

@@ -39,7 +39,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from specscope.errors import ConfigError
 from specscope.launch.logfacts import LogFacts
-from specscope.values import parse_pairs
+from specscope.values import parse_pairs, parse_token_count, ratio_text
+from specscope.workload.context import MAX_CONTEXT_TOKENS
 
 __all__ = ["KvCapacity", "CapacityPlan", "kv_capacity", "plan_capacity", "parse_plan_spec"]
 
@@ -242,7 +243,8 @@ def kv_capacity(facts: LogFacts, *, kv_groups: int | None = None) -> KvCapacity:
     cap.block_bytes = cap.kv_cache_bytes // cap.pool_blocks if cap.kv_cache_bytes and cap.pool_blocks else None
     if exact is not None and conc is not None and abs(exact - conc) >= _C_TOL:
         cap.mismatches.append(
-            f"KV tokens {tokens:,} / {length:,} tokens per request = {exact:.2f}x, the log says {conc:.2f}x"
+            f"KV tokens {tokens:,} / {length:,} tokens per request = {ratio_text(exact)}, "
+            f"the log says {ratio_text(conc)}"
         )
     rt = cap.reconstructed_kv_tokens
     if rt is not None and facts.kv_cache_size_tokens and rt != facts.kv_cache_size_tokens:
@@ -293,7 +295,9 @@ def _hybrid(
     )
     rc, rep = cap.reconstructed_max_concurrency, cap.reported_max_concurrency
     if not reproduced and rc is not None and rep is not None:  # the logged block size fits neither statement
-        cap.mismatches.append(f"max concurrency at {length:,} tokens: log {rep:.2f}x, blocks give {rc:.2f}x")
+        cap.mismatches.append(
+            f"max concurrency at {length:,} tokens: log {ratio_text(rep)}, blocks give {ratio_text(rc)}"
+        )
     return cap
 
 
@@ -454,28 +458,45 @@ def parse_plan_spec(spec: str) -> dict[str, int]:
 
     Raises:
         ConfigError: an empty item, a key given twice, an unknown key, a value that is not a positive integer (ASCII
-            digits: ``str.isdigit`` took ``³`` and ``int`` raised), or requests / tokens missing.
+            digits: ``str.isdigit`` took ``³`` and ``int`` raised; ``tokens`` is a token count, ``32k`` = 32768, read
+            by :func:`specscope.values.parse_token_count`), or requests / tokens missing.
     """
-    example = "requests=20,tokens=32768,max-num-seqs=20"
+    example = "requests=20,tokens=32k,max-num-seqs=20"
     out: dict[str, int] = {}
     for key, value in parse_pairs(spec, "--plan", example, str).items():
-        if key not in _PLAN_KEYS or not (value.isascii() and value.isdigit()) or int(value) < 1:
+        if key == "tokens":  # a token count, read as --context-tokens reads one (2k = 2048)
+            out["tokens"] = _plan_tokens(value, example)
+        elif key not in _PLAN_KEYS or not (value.isascii() and value.isdigit()) or int(value) < 1:
             raise ConfigError(
                 "--plan takes KEY=positive integer pairs",
                 found=f"{key}={value}",
                 expected=", ".join(f"{k}=N" for k in _PLAN_KEYS),
                 fix=f"e.g. --plan {example}",
             )
-        out[_PLAN_KEYS[key]] = int(value)
+        else:
+            out[_PLAN_KEYS[key]] = int(value)
     missing = [k for k in ("requests", "tokens") if k not in out]
     if missing:
         raise ConfigError(
             "--plan needs requests and tokens",
             found=spec,
             expected="requests=N,tokens=N[,max-num-seqs=N][,kv-groups=N]",
-            fix="e.g. --plan requests=20,tokens=32768,max-num-seqs=20",
+            fix=f"e.g. --plan {example}",
         )
     return out
+
+
+def _plan_tokens(value: str, example: str) -> int:
+    """``--plan``'s ``tokens=`` value by the one token-count parser (``32k`` = 32768); its refusal names the pair."""
+    try:
+        return parse_token_count(value, "--plan tokens", (1, MAX_CONTEXT_TOKENS), "32k", "no model's context is longer")
+    except ConfigError as e:
+        raise ConfigError(
+            "--plan's tokens takes a token count",
+            found=f"tokens={value}",
+            expected=e.expected,
+            fix=f"e.g. --plan {example}",
+        ) from None
 
 
 def capacity_from_log(facts: LogFacts, spec: str | None = None) -> tuple[KvCapacity, CapacityPlan | None]:
@@ -592,7 +613,7 @@ def capacity_lines(cap: KvCapacity, plan: CapacityPlan | None) -> list[str]:
         rc = cap.reconstructed_max_concurrency
         out.append(
             f"max concurrency at {cap.concurrency_at_len_tokens:,} tokens: log {cap.reported_max_concurrency}x"
-            + ("" if rc is None else f", from blocks {rc:.2f}x ({cap.blocks_per_request_at_len} blocks each)")
+            + ("" if rc is None else f", from blocks {ratio_text(rc)} ({cap.blocks_per_request_at_len} blocks each)")
             + (" per engine" if dp > 1 else "")
         )
     reported = "unknown" if cap.reported_kv_tokens is None else f"{cap.reported_kv_tokens:,}"

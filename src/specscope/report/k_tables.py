@@ -25,6 +25,7 @@ from specscope.report.tables import speedup_cell
 from specscope.stats.judgement import Judgement
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import Comparison
+from specscope.values import ratio_text
 
 __all__ = ["k_table"]
 
@@ -64,7 +65,7 @@ def _kv_cells(facts: RunFacts, config: str, baseline: str) -> list[Cell]:
     ref_tokens = _kv(facts, baseline)[0]
     pool = units.count(tokens)
     pool = pool if tokens is None else Cell(pool.value, pool.text + _change(tokens, ref_tokens))
-    return [pool, units.missing() if conc is None else Cell(conc, f"{conc:.2f}x")]
+    return [pool, units.missing() if conc is None else Cell(conc, ratio_text(conc))]
 
 
 def _kv_note(facts: RunFacts, configs: Sequence[str], baseline: str) -> str:
@@ -79,7 +80,7 @@ def _kv_note(facts: RunFacts, configs: Sequence[str], baseline: str) -> str:
     tokens, conc, _ = _kv(facts, baseline)
     if tokens is not None or conc is not None:
         pool = "—" if tokens is None else f"{tokens:,} tokens"
-        most = "—" if conc is None else f"{conc:.2f}x"
+        most = "—" if conc is None else ratio_text(conc)
         note += f"; {baseline} (no draft): {pool}, {most}; the pool's change against it in brackets"
     return note + "; — where the log gave none."
 

@@ -18,6 +18,7 @@ from specscope.facts import LogFacts, RunFacts, ServerFacts
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.stats.server_spec import served_model, spec_k, spec_method
+from specscope.values import ratio_text
 
 __all__ = ["server_tables", "commands_table", "facts_table", "spec_method", "spec_k"]
 
@@ -34,7 +35,7 @@ def kv_table(facts: RunFacts, baseline: str) -> Table:
         is_ref = c == baseline or ref is None
         tokens, conc = f.kv_cache_size_tokens, f.max_concurrency_requests
         t_cell = units.count(tokens)
-        c_cell = units.missing() if conc is None else Cell(float(conc), f"{conc:.2f}x")
+        c_cell = units.missing() if conc is None else Cell(float(conc), ratio_text(conc))
         if not is_ref and ref is not None:
             t_cell = Cell(t_cell.value, t_cell.text + units.change(_rel(tokens, ref.kv_cache_size_tokens)))
             c_cell = Cell(c_cell.value, c_cell.text + units.change(_rel(conc, ref.max_concurrency_requests)))

@@ -19,6 +19,9 @@ from specscope.facts import RunFacts
 from specscope.records import SpecCounters
 from specscope.report.document import Alarm
 from specscope.report.server_facts import spec_k
+from specscope.stats.alarms import acceptance_method
+from specscope.stats.low_acceptance import accepting_nothing_advice
+from specscope.stats.server_spec import methods_of
 from specscope.stats.spec_pool import drafting_as_run
 from specscope.stats.summary import CellSummary
 
@@ -74,21 +77,20 @@ def _drafting_notes(cells: Sequence[CellSummary], facts: RunFacts) -> list[str]:
     return out
 
 
-def spec_alarms(cells: Sequence[CellSummary]) -> list[Alarm]:
-    """``ACCEPTING_NOTHING`` per config x workload whose ok cells' windows drafted and accepted nothing."""
+def spec_alarms(cells: Sequence[CellSummary], facts: RunFacts | None = None) -> list[Alarm]:
+    """``ACCEPTING_NOTHING`` per config x workload whose ok cells' windows drafted and accepted nothing; its cause and
+    checks follow the config's method (``facts``, else its name: :func:`specscope.stats.alarms.acceptance_method`), as
+    :func:`specscope.stats.low_acceptance.accepting_nothing_advice` gives them (an n-gram drafter has no head to
+    audit)."""
     hits: dict[tuple[str, str], list[str]] = defaultdict(list)
     for c in cells:
         window = c.spec_window or {}
         if window.get("alarm") == "ACCEPTING_NOTHING":
             hits[(c.config, c.workload)].append(str(window.get("statement")))
-    return [
-        Alarm(
-            "ACCEPTING_NOTHING",
-            config,
-            workload,
-            f"{len(statements)} cell(s) drafted and accepted nothing ({statements[0]})",
-            "a draft head that is not loaded or does not match the target, or a drafter that never matches",
-            ("specscope audit MODEL", "the server log's SpecDecoding lines (specscope serve --parse-log FILE)"),
-        )
-        for (config, workload), statements in sorted(hits.items())
-    ]
+    methods = methods_of(facts or RunFacts())
+    out = []
+    for (config, workload), statements in sorted(hits.items()):
+        cause, checks = accepting_nothing_advice(acceptance_method(config, methods))
+        found = f"{len(statements)} cell(s) drafted and accepted nothing ({statements[0]})"
+        out.append(Alarm("ACCEPTING_NOTHING", config, workload, found, cause, checks))
+    return out

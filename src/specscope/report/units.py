@@ -12,7 +12,7 @@ import math
 
 from specscope.report.document import Cell, Column
 from specscope.stats.groups import LevelAxis
-from specscope.values import percent_text
+from specscope.values import percent_text, ratio_text
 
 __all__ = [
     "DASH",
@@ -60,7 +60,7 @@ def rate(x: float | None, digits: int = 1) -> Cell:
 
 def speedup(x: float | None) -> Cell:
     """A ratio against the baseline, two decimals, with ``x``."""
-    return Cell(float(x), f"{x:.2f}x") if x is not None and _ok(x) else missing()
+    return Cell(float(x), ratio_text(x)) if x is not None and _ok(x) else missing()
 
 
 def change(x: float | None) -> str:
@@ -93,8 +93,8 @@ def ratio_ci(x: float | None, low: float | None, high: float | None, verdict: st
     if x is None or not _ok(x):
         return missing()
     if low is None or high is None:
-        return Cell(float(x), f"{x:.2f}x ({verdict})")
-    return Cell(float(x), f"{x:.2f}x [{low:.2f}x, {high:.2f}x] {verdict}")
+        return Cell(float(x), f"{ratio_text(x)} ({verdict})")
+    return Cell(float(x), f"{ratio_text(x)} [{ratio_text(low)}, {ratio_text(high)}] {verdict}")
 
 
 def requests(x: float | None) -> Cell:

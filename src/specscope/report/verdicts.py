@@ -20,12 +20,13 @@ from specscope.stats.judgement import Judgement
 from specscope.stats.stopping import design_cost
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import Comparison, verdict_text
+from specscope.values import ratio_text
 
 __all__ = ["cold_start_notes", "comparisons_table", "design_note", "drift_notes", "verdict_lines"]
 
 
 def _bound(x: float | None) -> Cell:
-    return Cell(float(x), f"{x:.3f}x") if x is not None else units.missing()
+    return Cell(float(x), ratio_text(x, 3)) if x is not None else units.missing()
 
 
 def comparisons_table(j: Judgement) -> Table:
@@ -103,8 +104,9 @@ def _short(c: Comparison, axis: LevelAxis) -> str:
     codes = _codes(c, _SAID)
     if c.low is None or c.high is None:
         rounds = f"{c.rounds} round{'s' if c.rounds != 1 else ''}"
-        return f"{at} {c.speedup:.2f}x ({rounds}{'; ' + ', '.join(codes) if codes else ''})"
-    return f"{at} {c.speedup:.2f}x [{c.low:.2f}x, {c.high:.2f}x]" + (f" ({', '.join(codes)})" if codes else "")
+        return f"{at} {ratio_text(c.speedup)} ({rounds}{'; ' + ', '.join(codes) if codes else ''})"
+    interval = f"[{ratio_text(c.low)}, {ratio_text(c.high)}]"
+    return f"{at} {ratio_text(c.speedup)} {interval}" + (f" ({', '.join(codes)})" if codes else "")
 
 
 def _grouped(verdict: str, config: str, rows: list[Comparison], axis: LevelAxis) -> str:
@@ -117,7 +119,7 @@ def _grouped(verdict: str, config: str, rows: list[Comparison], axis: LevelAxis)
         places.setdefault(c.workload, []).append(c.level)
     where = "; ".join(f"{w} {axis.labels(ns)}" for w, ns in places.items())
     xs = [c.speedup for c in rows if c.speedup is not None]
-    spread = f", {min(xs):.2f}x to {max(xs):.2f}x" if xs else ""
+    spread = f", {ratio_text(min(xs))} to {ratio_text(max(xs))}" if xs else ""
     codes = Counter(code for c in rows for code in _codes(c, set()))
     why = f" ({', '.join(f'{code} {n}' for code, n in codes.most_common())})" if codes else ""
     return f"{verdict_text(verdict)}: {config} on {len(rows)} comparisons ({where}){spread}{why}"

@@ -36,7 +36,7 @@ from specscope.stats.speedup import Interval, log_ratio_interval
 from specscope.stats.summary import CellSummary
 from specscope.stats.unjudged import PointPick, UnjudgedPicks, unjudged_picks
 from specscope.stats.verdict import Comparison, Judged, Reason, Verdict, decide, verdict_text
-from specscope.values import duration_text
+from specscope.values import duration_text, ratio_text
 
 __all__ = ["RunRounds", "Traffic", "MixComparison", "LevelChoice", "LevelMixChoice", "Choices", "choose"]
 
@@ -344,7 +344,7 @@ def _pick(ctx: _Ctx, level: int, cands: Sequence[MixComparison]) -> tuple[str, M
             )
     why = [
         f"{m.config}: {m.verdict.replace('_', ' ')}"
-        + ("" if m.speedup is None else f" {m.speedup:.2f}x")  # absent, never 0.00x
+        + ("" if m.speedup is None else f" {ratio_text(m.speedup)}")  # absent, never 0.00x
         + (f", {m.why}" if m.why else "")
         for m in cands
         if m.config != ctx.aa
@@ -539,7 +539,7 @@ def choose(
         if overall is not None and rough.overall not in (None, overall.config):
             x = rough.overall_speedup or 1.0
             overall = replace(
-                overall, reason=f"{overall.reason}; unjudged, the figures rank {rough.overall} first ({x:.2f}x)"
+                overall, reason=f"{overall.reason}; unjudged, the figures rank {rough.overall} first ({ratio_text(x)})"
             )
     return Choices(run.baseline, dict(ctx.mix), tuple(level_out), overall, lm, tuple(notes), no_pick, rough)
 

@@ -19,6 +19,7 @@ __all__ = [
     "MIN_DRAFTS",
     "MIN_WINDOWS_FOR_FALL",
     "acceptance_fell",
+    "accepting_nothing_advice",
     "NEAR_ZERO",
     "is_low_acceptance",
     "learned_head",
@@ -42,6 +43,33 @@ def learned_head(method: str | None) -> bool:
     (None): silence is not a pass. (Before 2026-12-05 only a list of head names counted, and ``mlp_speculator``
     accepting 4.7 % raised no alarm.)"""
     return method is None or MODEL_FREE_METHODS.search(method) is None
+
+
+#: where a server's own count of drafted and accepted tokens is read, for any method
+_LOG_CHECK = "the server log's SpecDecoding lines (specscope serve --parse-log FILE)"
+
+
+def accepting_nothing_advice(method: str | None) -> tuple[str, tuple[str, ...]]:
+    """(likely cause, checks) of a drafter that drafted and accepted nothing (or far too little), by its ``method``:
+    a model-free drafter (:data:`MODEL_FREE_METHODS`) has no weights to audit, it copies what the prompt or the answer
+    already holds, so its prompts repeated nothing; a learned head is audited (``specscope audit MODEL``); an unknown
+    method (None) gets both. The last check is always the server log's own count."""
+    if method is not None and not learned_head(method):
+        return (
+            f"{method} has no weights to check: it drafts by copying what the prompt or the answer already holds, and "
+            "these prompts repeated nothing it matched",
+            ("a workload whose prompts repeat text (--workloads repeat or edit)", _LOG_CHECK),
+        )
+    if method is not None:
+        return f"a draft head ({method}) that is not loaded or does not match the target", (
+            "specscope audit MODEL",
+            _LOG_CHECK,
+        )
+    return (
+        "a draft head that is not loaded or does not match the target, or an n-gram drafter whose prompts repeat "
+        "nothing",
+        ("specscope audit MODEL", "a workload whose prompts repeat text (--workloads repeat or edit)", _LOG_CHECK),
+    )
 
 
 def is_low_acceptance(method: str | None, rate: float | None, drafts: float | None) -> bool:

@@ -116,14 +116,17 @@ def _row(model: StepModel, per_position: Sequence[float], k: int, cal: Calibrati
 
 
 def _span(first: int, last: int) -> str:
-    return str(first) if first == last else f"{first}..{last}"
+    """``3`` or ``3 to 8``: the draft positions (or k) a note names, in words (``positions 6`` read as six)."""
+    return str(first) if first == last else f"{first} to {last}"
 
 
 def _validity(n_positions: int, max_k: int, cal: Calibration) -> str:
     """The range the table holds in: :data:`VALIDITY`, the k with published rates, the k the overhead came from."""
     parts = [VALIDITY, f"per-position rates published for k=1..{n_positions}"]
     if max_k > n_positions:
-        parts.append(f"k={_span(n_positions + 1, max_k)} extrapolated")
+        parts.append(
+            f"k={_span(n_positions + 1, max_k)} {'has' if max_k == n_positions + 1 else 'have'} none (extrapolated)"
+        )
     if cal.fit_tok_s:
         parts.append(f"overhead fitted on k={','.join(map(str, sorted(cal.fit_tok_s)))}")
     elif cal.overhead_s is None:
@@ -201,8 +204,10 @@ def predict_published(
     notes = [n for n in [calibration_note(cal, overhead_s, max_k), _fit_warning(rows)] if n]
     if max_k > len(per_position):
         extended = extend_positions(per_position, max_k)[len(per_position) :]
+        one = len(extended) == 1
         notes.append(
-            f"positions {_span(len(per_position) + 1, max_k)} extrapolated with the last conditional rate: "
+            f"draft position{'' if one else 's'} {_span(len(per_position) + 1, max_k)} {'has' if one else 'have'} "
+            "no published rate: extrapolated with the last conditional rate to "
             + ", ".join(f"{u:.3f}" for u in extended)
         )
     if not lm_head_bytes:

@@ -34,7 +34,7 @@ from specscope.config import RunOptions
 from specscope.stats.noise import NoiseFloor
 from specscope.stats.speedup import Interval, PairedRounds
 from specscope.stats.summary import CellSummary
-from specscope.values import count_noun
+from specscope.values import count_noun, ratio_text
 
 __all__ = [
     "Verdict",
@@ -184,7 +184,7 @@ def _decided(
     effect = iv.point - 1.0
     within = 1.0 - min_effect <= iv.low and iv.high <= 1.0 + min_effect
     excludes = iv.low > 1.0 or iv.high < 1.0
-    bounds = f"[{iv.low:.3f}x, {iv.high:.3f}x]"
+    bounds = f"[{ratio_text(iv.low, 3)}, {ratio_text(iv.high, 3)}]"
     if within:
         return "equivalent", []
     if control:

@@ -51,12 +51,15 @@ class TargetPlan:
         configs: the config names in order, ``None`` when the command's default applies.
         servers: config name -> base URL (``external`` only).
         recipes: the recipes TOML for ``vllm`` (``None``: the file shipped with specscope).
+        start_timeout_s: the longest wait for a launched server's ``/health`` (``--start-timeout``), seconds;
+            ``None``: each engine's default.
     """
 
     kind: Kind
     configs: tuple[str, ...] | None = None
     servers: Mapping[str, str] = field(default_factory=dict)
     recipes: Path | None = None
+    start_timeout_s: float | None = None
 
     def names(self, default: Iterable[str]) -> tuple[str, ...]:
         """The configs to run: the given ones, the servers' names, else ``default``."""

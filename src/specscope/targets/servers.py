@@ -330,13 +330,19 @@ def recipe_names(recipes: Path | None) -> tuple[str, ...]:
 
 @contextlib.contextmanager
 def launched_target(
-    recipe_name: str, log_path: Path, *, recipes: Path | None, start_timeout_s: float | None = None
+    recipe_name: str,
+    log_path: Path,
+    *,
+    recipes: Path | None,
+    start_timeout_s: float | None = None,
+    name: str | None = None,
 ) -> Iterator[LaunchedTarget]:
     """Launch vLLM from recipe ``recipe_name``, wait for health (at most ``start_timeout_s`` seconds; None:
-    :class:`VllmServer`'s default); stop it (SIGTERM, then SIGKILL) on exit."""
+    :class:`VllmServer`'s default); stop it (SIGTERM, then SIGKILL) on exit. ``name``: the run config it serves, as
+    its errors name it (the A/A control ``base-again`` on recipe ``base``; default ``recipe_name``)."""
     recipe = load_recipes(recipes).get(recipe_name)
     limit_s = RECIPE_START_TIMEOUT_S if start_timeout_s is None else start_timeout_s
-    with VllmServer(recipe, log_path, start_timeout_s=limit_s) as server:
+    with VllmServer(recipe, log_path, start_timeout_s=limit_s, config=name) as server:
         yield LaunchedTarget(recipe_name, server)
 
 
@@ -360,11 +366,14 @@ def open_target(
     """
     if plan.kind == "external":
         return ExternalServer(name, plan.servers[name])
+    limit = plan.start_timeout_s
     if plan.kind == "vllm":
-        return launched_target(name, log_path, recipes=plan.recipes)
+        return launched_target(name, log_path, recipes=plan.recipes, start_timeout_s=limit)
     if threads is None:
         threads = get_config(name).threads
-    return embedded_target(name, log_path, threads=threads, n_parallel=n_parallel, draft_cache=draft_cache)
+    return embedded_target(
+        name, log_path, threads=threads, n_parallel=n_parallel, draft_cache=draft_cache, start_timeout_s=limit
+    )
 
 
 def _scrape_text(resp: httpx.Response, name: str) -> str:

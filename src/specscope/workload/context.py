@@ -27,6 +27,7 @@ import httpx
 from specscope.errors import ConfigError, ServerError
 from specscope.seam.answers import A, DetokenizeAnswer, TemplateAnswer, TokenCount, TokenIds, read_answer
 from specscope.strictjson import loads
+from specscope.values import parse_token_count
 from specscope.workload.prompt import Prompt
 
 __all__ = ["MAX_CONTEXT_TOKENS", "parse_context", "context_label", "ContextBuilder", "TOLERANCE_TOKENS", "source_text"]
@@ -47,20 +48,9 @@ MAX_CONTEXT_TOKENS = 10 * 1024 * 1024
 
 
 def parse_context(text: str) -> int:
-    """``"2k"`` -> 2048, ``"512"`` -> 512 (tokens), 16 to :data:`MAX_CONTEXT_TOKENS`. Raises ConfigError otherwise."""
-    t = text.strip().lower()
-    try:
-        value = int(t[:-1]) * 1024 if t.endswith("k") else int(t)
-    except ValueError:
-        value = 0
-    if not 16 <= value <= MAX_CONTEXT_TOKENS:
-        raise ConfigError(
-            "--context-tokens takes token counts",
-            found=text,
-            expected=f"e.g. 2k,8k or 1500 (16 to {MAX_CONTEXT_TOKENS // 1024}k: no model's context is longer)",
-            fix="pass --context-tokens 2k",
-        )
-    return value
+    """``"2k"`` -> 2048, ``"512"`` -> 512 (tokens), 16 to :data:`MAX_CONTEXT_TOKENS`, read by the one token-count
+    parser (:func:`specscope.values.parse_token_count`). Raises ConfigError otherwise."""
+    return parse_token_count(text, "--context-tokens", (16, MAX_CONTEXT_TOKENS), "2k", "no model's context is longer")
 
 
 def context_label(tokens: int) -> str:
