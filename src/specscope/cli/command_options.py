@@ -135,8 +135,7 @@ GatePrintRunFileOption = Annotated[
     bool,
     typer.Option(
         "--print-run-file",
-        help="Print the options as a run file and exit (the gate profile: --run-file's settings over the defaults, "
-        "with --limit, --max-tokens and --context-tokens applied; nothing runs).",
+        help="Print the options as a run file and exit (the gate profile, as bench's; nothing runs).",
     ),
 ]
 GateNamesOption = Annotated[MaybeNames, typer.Option("--gate", metavar="NAME", help="Run only this gate (repeatable).")]

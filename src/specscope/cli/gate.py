@@ -102,8 +102,8 @@ def register(app: typer.Typer) -> None:
         width: WidthOption = None,
     ) -> None:
         """Run the quality gates (thinking termination, arithmetic, code, tool call, long context, repetition,
-        base vs speculative) and store the run (manifest.json with kind "gate" + gate.json). With no --server,
-        the embedded llama.cpp engine serves the configs (default base,ngram); the first config is the baseline.
+        base vs speculative) and store the run. With no --server,
+        the embedded llama.cpp engine serves the configs (default base,ngram); the first is the baseline.
 
         Exit codes: 0 every gate passed; 1 a gate failed; 2 bad input or an unreachable server."""
         from rich.console import Console
