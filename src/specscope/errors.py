@@ -108,8 +108,8 @@ class ConfigError(SpecscopeError):
         """``invalid value for FLAG`` (a value outside an option's choices or bounds): the one wording of it in
         every command, whether typer checked the option (:func:`specscope.cli.crash.usage_parts`) or bench's
         option spec did (:mod:`specscope.bench.spec`, :func:`specscope.config.profile_options`). ``expected`` is
-        the plain words (:func:`plain_bound`, ``one of a, b``); the fix is an example of the first of ``choices`` (unless one is close to ``found``), else
-        follows from ``expected`` (:func:`value_fix`), else
+        the plain words (:func:`plain_bound`, ``one of a, b``); the fix is an example of the first of ``choices``
+        (unless one is close to ``found``), else follows from ``expected`` (:func:`value_fix`), else
         ``fallback`` (default: the command's ``--help``); a ``fix`` given is used as it is. ``choices``: the
         names the option takes, when it takes names (the caller's own list, never read back out of ``expected``):
         the closest to ``found`` is suggested (:func:`did_you_mean`)."""
