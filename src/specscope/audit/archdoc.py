@@ -19,7 +19,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from specscope.audit.architectures import Family, families, with_draft_head
+from specscope.audit.architectures import Family, families, vision_processors, with_draft_head
 
 __all__ = [
     "RegistryRow",
@@ -30,6 +30,7 @@ __all__ = [
     "families_table",
     "registry_table",
     "gguf_architectures_table",
+    "vision_processors_table",
     "known_architectures",
     "render",
     "corpus_table",
@@ -335,11 +336,21 @@ def corpus_table(corpus: dict[str, Any]) -> str:
 
 
 #: block name -> renderer
+def vision_processors_table() -> str:
+    """One row per architecture of the census's ``vision_processors`` table: the processor files its vision-language
+    checkpoint needs beyond ``preprocessor_config.json`` (``VL_PROCESSOR_CONFIG_MISSING`` warns for each absent)."""
+    lines = ["| architecture | needs beyond preprocessor_config.json |", "|---|---|"]
+    for arch, names in vision_processors().items():
+        lines.append(f"| `{arch}` | {', '.join(f'`{n}`' for n in names)} |")
+    return "\n".join(lines)
+
+
 BLOCKS = {
     "families": families_table,
     "draft-blocks": draft_blocks_table,
     "census": registry_table,
     "gguf-architectures": gguf_architectures_table,
+    "vision-processors": vision_processors_table,
 }
 
 

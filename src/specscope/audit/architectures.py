@@ -40,6 +40,8 @@ __all__ = [
     "eagle_para_norms_declared",
     "EAGLE_PARA_NORMS",
     "unlisted_draft_architecture",
+    "vision_processor_files",
+    "vision_processors",
 ]
 
 _TABLE = "architectures.toml"
@@ -983,3 +985,20 @@ def fused_spellings(name: str) -> list[str]:
         if fused:
             out.append(f"{parent}.{fused}.{suffix}" if parent else f"{fused}.{suffix}")
     return out
+
+
+
+@cache
+def vision_processors() -> dict[str, tuple[str, ...]]:
+    """The census's ``vision_processors`` table: config.json architecture -> the processor files its vision-language
+    checkpoint needs beyond ``preprocessor_config.json`` (from transformers' processor class of the architecture)."""
+    raw = tomllib.loads(resources.files(__package__).joinpath(_TABLE).read_text(encoding="utf-8"))
+    return {arch: tuple(names) for arch, names in raw.get("vision_processors", {}).items()}
+
+
+def vision_processor_files(architectures: tuple[str, ...]) -> tuple[str, ...]:
+    """The processor files a vision-language checkpoint of these config.json ``architectures`` needs beyond
+    ``preprocessor_config.json`` (:func:`vision_processors`, file names in table order); () for architectures the
+    table does not list."""
+    table = vision_processors()
+    return tuple(dict.fromkeys(name for arch in architectures for name in table.get(arch, ())))
