@@ -232,17 +232,30 @@ def draft_blocks_table() -> str:
     """One row per decoder block a plain draft model is judged by (``[families.draft_model.block_layouts]``): the
     architectures that have it and the names each layer must hold."""
     fam = families()["draft_model"]
-    by_block: dict[tuple[tuple[str, ...], str], list[str]] = {}
+    by_block: dict[tuple[tuple[str, ...], str, str], list[str]] = {}
     for arch, names in fam.block_layouts:
         own = with_draft_head(fam, {"architectures": [arch]})
         named = ", ".join(f"`{own.head_prefix}{n}`" for n in own.head)
         head = "" if own is fam else f"head {named}, untied LM head `{own.lm_head}`; "
         layers = own.layer_prefix.replace("{head}", own.head_prefix)
-        by_block.setdefault((names, head + f"under `{layers}`: "), []).append(arch)
+        where = head + f"under `{layers}`: "
+        by_block.setdefault((names, where, _built_by(fam, arch)), []).append(arch)
     lines = ["| architectures | each layer holds (the head where it is not Llama's `model.`) |", "|---|---|"]
-    for (names, where), archs in by_block.items():
-        lines.append(f"| {', '.join(archs)} | {_cell(where + _names('', names))} |")
+    for (names, where, when), archs in by_block.items():
+        lines.append(f"| {', '.join(archs)} | {_cell(where + _names('', names) + when)} |")
     return "\n".join(lines)
+
+
+def _built_by(fam: Family, arch: str) -> str:
+    """``"; built only when: `name` (key, !key)"`` for the names of ``arch``'s head (``head_when``, with the head
+    prefix) and block (``block_when``) its loader builds by config keys, or ``""``."""
+    head = dict(fam.block_heads).get(arch)
+    conds = [(head.head_prefix + n, c) for n, c in head.head_when] if head else []
+    conds += dict(fam.block_when).get(arch, ())
+    if not conds:
+        return ""
+    shown = [f"`{name.removesuffix('.weight')}` ({', '.join(k for k, _ in c)})" for name, c in conds]
+    return "; built only when: " + ", ".join(shown)
 
 
 def registry_table() -> str:

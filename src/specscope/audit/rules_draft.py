@@ -25,7 +25,6 @@ from specscope.checkpoint.tokenizer import read_tokenizer
 __all__ = ["check_draft_config", "check_draft_vs_target", "check_vision_processor"]
 
 
-
 def check_draft_config(
     cfg: dict[str, Any], *, target_num_layers: int | None = None, file: str = "config.json", family: str = ""
 ) -> tuple[list[Finding], list[dict[str, Any]]]:
