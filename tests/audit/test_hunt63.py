@@ -12,6 +12,13 @@
   DRAFT_FORMAT_UNKNOWN/own-layout (exit 0) whatever they lacked. The norms are built by config keys as OPTDecoder /
   OPTDecoderLayer read them: a LayerNorm has a weight only with layer_norm_elementwise_affine (default true), and the
   decoder's final_layer_norm exists only with do_layer_norm_before (default true) and not _remove_final_layer_norm.
+- Left: HunYuan dense (hunyuan_v1.py @00f8d445 HunYuanDecoderLayer) stays judged from its own layers
+  (DRAFT_FORMAT_UNKNOWN/own-layers): with use_cla a layer whose index is not a multiple of cla_share_factor is
+  cross-attention with q_proj / o_proj only, and its loader also reads mlp.gate_and_up_proj, a fused spelling the
+  census does not know (a per-layer block and that spelling are needed first); query_layernorm / key_layernorm follow
+  use_qk_norm. Falcon (falcon.py) stays own-layout: its norms are input_layernorm + post_attention_layernorm,
+  ln_attn + ln_mlp or input_layernorm alone by parallel_attn, new_decoder_architecture and num_ln_in_parallel_attn,
+  a choice of three the census's all-true conditions cannot state.
 """
 
 from __future__ import annotations
