@@ -16,7 +16,7 @@ way a user runs ``specscope audit TARGET --draft DRAFT`` (shapes shrunk to ``H``
 - Left: a Qwen3-MoE draft's experts are not judged one by one (one expert missing in a layer passes); HunYuan dense
   (cross-layer attention may drop k / v in some layers), OPT (decoder.* / model.decoder.*), Falcon (norms by
   config) still own-layout; a Llama-4 target without video_preprocessor_config.json is VL_PROCESSOR_CONFIG_MISSING
-  (warning) although Llama-4 has no video processor.
+  (warning) although Llama-4 has no video processor (fixed in round 63: test_hunt63.py).
 """
 
 from __future__ import annotations

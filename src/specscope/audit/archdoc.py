@@ -19,7 +19,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from specscope.audit.architectures import Family, families, with_draft_head
+from specscope.audit.architectures import Family, families, vision_processors, with_draft_head
 
 __all__ = [
     "RegistryRow",
@@ -30,6 +30,7 @@ __all__ = [
     "families_table",
     "registry_table",
     "gguf_architectures_table",
+    "vision_processors_table",
     "known_architectures",
     "render",
     "corpus_table",
@@ -231,17 +232,30 @@ def draft_blocks_table() -> str:
     """One row per decoder block a plain draft model is judged by (``[families.draft_model.block_layouts]``): the
     architectures that have it and the names each layer must hold."""
     fam = families()["draft_model"]
-    by_block: dict[tuple[tuple[str, ...], str], list[str]] = {}
+    by_block: dict[tuple[tuple[str, ...], str, str], list[str]] = {}
     for arch, names in fam.block_layouts:
         own = with_draft_head(fam, {"architectures": [arch]})
         named = ", ".join(f"`{own.head_prefix}{n}`" for n in own.head)
         head = "" if own is fam else f"head {named}, untied LM head `{own.lm_head}`; "
         layers = own.layer_prefix.replace("{head}", own.head_prefix)
-        by_block.setdefault((names, head + f"under `{layers}`: "), []).append(arch)
+        where = head + f"under `{layers}`: "
+        by_block.setdefault((names, where, _built_by(fam, arch)), []).append(arch)
     lines = ["| architectures | each layer holds (the head where it is not Llama's `model.`) |", "|---|---|"]
-    for (names, where), archs in by_block.items():
-        lines.append(f"| {', '.join(archs)} | {_cell(where + _names('', names))} |")
+    for (names, where, when), archs in by_block.items():
+        lines.append(f"| {', '.join(archs)} | {_cell(where + _names('', names) + when)} |")
     return "\n".join(lines)
+
+
+def _built_by(fam: Family, arch: str) -> str:
+    """``"; built only when: `name` (key, !key)"`` for the names of ``arch``'s head (``head_when``, with the head
+    prefix) and block (``block_when``) its loader builds by config keys, or ``""``."""
+    head = dict(fam.block_heads).get(arch)
+    conds = [(head.head_prefix + n, c) for n, c in head.head_when] if head else []
+    conds += dict(fam.block_when).get(arch, ())
+    if not conds:
+        return ""
+    shown = [f"`{name.removesuffix('.weight')}` ({', '.join(k for k, _ in c)})" for name, c in conds]
+    return "; built only when: " + ", ".join(shown)
 
 
 def registry_table() -> str:
@@ -335,11 +349,21 @@ def corpus_table(corpus: dict[str, Any]) -> str:
 
 
 #: block name -> renderer
+def vision_processors_table() -> str:
+    """One row per architecture of the census's ``vision_processors`` table: the processor files its vision-language
+    checkpoint needs beyond ``preprocessor_config.json`` (``VL_PROCESSOR_CONFIG_MISSING`` warns for each absent)."""
+    lines = ["| architecture | needs beyond preprocessor_config.json |", "|---|---|"]
+    for arch, names in vision_processors().items():
+        lines.append(f"| `{arch}` | {', '.join(f'`{n}`' for n in names)} |")
+    return "\n".join(lines)
+
+
 BLOCKS = {
     "families": families_table,
     "draft-blocks": draft_blocks_table,
     "census": registry_table,
     "gguf-architectures": gguf_architectures_table,
+    "vision-processors": vision_processors_table,
 }
 
 

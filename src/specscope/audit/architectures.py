@@ -40,6 +40,10 @@ __all__ = [
     "eagle_para_norms_declared",
     "EAGLE_PARA_NORMS",
     "unlisted_draft_architecture",
+    "vision_processor_files",
+    "vision_processors",
+    "built",
+    "Conditions",
 ]
 
 _TABLE = "architectures.toml"
@@ -57,6 +61,28 @@ FUSED_SPELLINGS = {
 }
 
 
+#: config conditions under which a loader builds a tensor: (key, its default when absent) pairs that must all be true
+#: (a key spelled ``!key``: must be false), e.g. (("layer_norm_elementwise_affine", True),)
+Conditions = tuple[tuple[str, Any], ...]
+
+
+def built(cfg: dict[str, Any] | None, conditions: Conditions) -> bool:
+    """Whether a loader builds a tensor under ``conditions`` for config ``cfg``: each ``(key, default)`` reads
+    ``cfg.get(key, default)`` as the model's config class does (its default when absent) and must be truthy, falsy
+    for a key spelled ``!key``. ``built({"use_qk_norm": True}, (("use_qk_norm", False),))`` is True."""
+    cfg = cfg or {}
+    for key, default in conditions:
+        name = key.removeprefix("!")
+        if bool(cfg.get(name, default)) == key.startswith("!"):
+            return False
+    return True
+
+
+def _conditions(table: dict[str, Any]) -> tuple[tuple[str, Conditions], ...]:
+    """``{name: [[key, default], ...]}`` (architectures.toml) -> ``((name, ((key, default), ...)), ...)``."""
+    return tuple((str(n), tuple((str(c[0]), c[1]) for c in conds)) for n, conds in table.items())
+
+
 @dataclass(frozen=True)
 class DraftHead:
     """Where a plain draft model's architecture keeps what Llama keeps under ``model.``: its head prefix
@@ -72,6 +98,9 @@ class DraftHead:
     #: (stored prefix, the loader's prefix) of another spelling its loader reads (GPT-2's ``h.`` for
     #: ``transformer.h.``)
     aliases: tuple[tuple[str, str], ...] = ()
+    #: (a head name, the config conditions under which the loader builds it: :func:`built`) pairs (OPT's
+    #: final_layer_norm only with do_layer_norm_before and not _remove_final_layer_norm)
+    head_when: tuple[tuple[str, Conditions], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -164,6 +193,9 @@ class Family:
     #: (architecture, its decoder block's names) for a plain draft model whose architecture's block the census knows
     #: (``[families.draft_model.block_layouts]``): each layer must hold the whole block
     block_layouts: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: (architecture, (block name, the config conditions under which its loader builds it) pairs)
+    #: (``[families.draft_model.block_when]``): a block name not built for the draft's config is not required
+    block_when: tuple[tuple[str, tuple[tuple[str, Conditions], ...]], ...] = ()
     #: (architecture, its model's head) for a plain draft model not under ``model.layers`` / ``model.embed_tokens``
     #: (``[families.draft_model.block_heads]``): GPT-NeoX's ``gpt_neox.`` and ``embed_out``, InternLM2's ``output``
     block_heads: tuple[tuple[str, DraftHead], ...] = ()
@@ -183,6 +215,7 @@ def _draft_heads(entry: dict[str, Any]) -> tuple[tuple[str, DraftHead], ...]:
                 str(v["lm_head"]),
                 str(v.get("layers_key", "")),
                 tuple((str(a), str(b)) for a, b in dict(v.get("aliases", {})).items()),
+                _conditions(dict(v.get("head_when", {}))),
             ),
         )
         for k, v in rows.items()
@@ -256,6 +289,7 @@ def families() -> dict[str, Family]:
             name_aliases=tuple((str(k), str(v)) for k, v in dict(merged.get("name_aliases", {})).items()),
             block_layouts=tuple((str(k), bodies[str(v)]) for k, v in dict(merged.get("block_layouts", {})).items()),
             block_heads=_draft_heads(merged),
+            block_when=tuple((str(k), _conditions(dict(v))) for k, v in dict(merged.get("block_when", {})).items()),
         )
     return out
 
@@ -914,10 +948,11 @@ def with_draft_head(fam: Family, cfg: dict[str, Any] | None) -> Family:
     if own is None:
         return fam
     loader = (own.head_prefix, own.lm_head.rpartition(".")[0] + ".")
+    unbuilt = {n for n, conds in own.head_when if not built(cfg, conds)}
     return replace(
         fam,
         head_prefix=own.head_prefix,
-        head=own.head,
+        head=tuple(n for n in own.head if n not in unbuilt),
         layer_prefix=own.layer_prefix,
         lm_head=own.lm_head,
         loader_names=loader,
@@ -928,10 +963,13 @@ def with_draft_head(fam: Family, cfg: dict[str, Any] | None) -> Family:
 
 def known_block(fam: Family, cfg: dict[str, Any] | None) -> tuple[str, ...]:
     """The decoder block the census knows for the draft's first declared architecture (``block_layouts``), or ``()``
-    when it knows none (the draft is then judged from its own layers)."""
+    when it knows none (the draft is then judged from its own layers); a name its ``block_when`` conditions leave
+    unbuilt for ``cfg`` (:func:`built`) is left out."""
     archs = (cfg or {}).get("architectures")
     arch = archs[0] if isinstance(archs, list) and archs else None
-    return next((names for a, names in fam.block_layouts if a == arch), ())
+    names = next((names for a, names in fam.block_layouts if a == arch), ())
+    when = dict(next((w for a, w in fam.block_when if a == arch), ()))
+    return tuple(n for n in names if built(cfg, when.get(n, ())))
 
 
 def keyed_body(fam: Family, cfg: dict[str, Any]) -> tuple[str, ...]:
@@ -983,3 +1021,19 @@ def fused_spellings(name: str) -> list[str]:
         if fused:
             out.append(f"{parent}.{fused}.{suffix}" if parent else f"{fused}.{suffix}")
     return out
+
+
+@cache
+def vision_processors() -> dict[str, tuple[str, ...]]:
+    """The census's ``vision_processors`` table: config.json architecture -> the processor files its vision-language
+    checkpoint needs beyond ``preprocessor_config.json`` (from transformers' processor class of the architecture)."""
+    raw = tomllib.loads(resources.files(__package__).joinpath(_TABLE).read_text(encoding="utf-8"))
+    return {arch: tuple(names) for arch, names in raw.get("vision_processors", {}).items()}
+
+
+def vision_processor_files(architectures: tuple[str, ...]) -> tuple[str, ...]:
+    """The processor files a vision-language checkpoint of these config.json ``architectures`` needs beyond
+    ``preprocessor_config.json`` (:func:`vision_processors`, file names in table order); () for architectures the
+    table does not list."""
+    table = vision_processors()
+    return tuple(dict.fromkeys(name for arch in architectures for name in table.get(arch, ())))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from specscope.audit.architectures import DraftLayout, config_int, eagle3_fusion
+from specscope.audit.architectures import DraftLayout, config_int, eagle3_fusion, vision_processor_files
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding, Severity
 from specscope.audit.rules_position import check_positions
@@ -23,8 +23,6 @@ from specscope.checkpoint import Checkpoint
 from specscope.checkpoint.tokenizer import read_tokenizer
 
 __all__ = ["check_draft_config", "check_draft_vs_target", "check_vision_processor"]
-
-VL_PROCESSOR_FILES = ("preprocessor_config.json", "processor_config.json", "video_preprocessor_config.json")
 
 
 def check_draft_config(
@@ -322,11 +320,14 @@ def _architecture(draft: dict[str, Any], target: dict[str, Any]) -> list[Finding
 
 
 def check_vision_processor(config: dict[str, Any] | None, files: dict[str, int]) -> list[Finding]:
-    """Codes: ``VL_PROCESSOR_CONFIG_MISSING`` (ERROR for ``preprocessor_config.json``, WARNING for the others)."""
+    """Codes: ``VL_PROCESSOR_CONFIG_MISSING`` (ERROR for ``preprocessor_config.json``, WARNING for the files the
+    census's ``vision_processors`` table names for the config's architectures: architectures.vision_processor_files)."""
     if not config or not isinstance(config.get("vision_config"), dict):
         return []
+    archs = config.get("architectures")
+    names = tuple(a for a in archs if isinstance(a, str)) if isinstance(archs, list) else ()
     out = []
-    for name in VL_PROCESSOR_FILES:
+    for name in ("preprocessor_config.json", *vision_processor_files(names)):
         if name not in files:
             severity = Severity.ERROR if name == "preprocessor_config.json" else Severity.WARNING
             out.append(finding("VL_PROCESSOR_CONFIG_MISSING", file=name, severity=severity))
