@@ -228,8 +228,8 @@ SMALL_DRAFTS = {
     "phi2": (_phi2, ""),  # by its block (phi.py) since round 62
     "phi3": (_phi3, ""),
     "gemma2": (_gemma2, ""),
-    "opt": (_opt, "own-layout"),
-    "opt_model_prefix": (lambda n: _opt(n, "model."), "own-layout"),
+    "opt": (_opt, ""),  # by its block and head (opt.py) since round 63 (test_hunt63.py)
+    "opt_model_prefix": (lambda n: _opt(n, "model."), ""),
     "qwen2_5": (_qwen25, ""),
 }
 
