@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from specscope.errors import ConfigError
 from specscope.textsafe import clip
@@ -45,6 +45,7 @@ __all__ = [
     "DURATION_UNITS_S",
     "OVERHEAD_BOUNDS_S",
     "SLO_BOUNDS_S",
+    "parse_slo_s",
     "STEP_BYTES_BOUNDS",
     "TIMEOUT_BOUNDS_S",
     "MAX_RATE_PER_S",
@@ -167,6 +168,17 @@ def parse_duration_s(
             f"{duration_text(min(max(seconds, bounds[0]), bounds[1]))}",
         )
     return seconds
+
+
+def parse_slo_s(text: str | float | int, what: str = "--slo") -> float:
+    """An SLO target (``tpot=50ms``'s ``50ms``) -> seconds, the one reading of every command's ``--slo`` (bench,
+    advise): within :data:`SLO_BOUNDS_S`, and a bare number (``50``) refused with the fix ``50ms``, never read as
+    seconds (a run file's TOML number stays seconds).
+
+    Raises:
+        ConfigError: not a duration, outside :data:`SLO_BOUNDS_S`, or a bare number.
+    """
+    return parse_duration_s(text, what, bounds=SLO_BOUNDS_S, unit="ms")
 
 
 def ratio_text(x: float, decimals: int = 2) -> str:
@@ -407,13 +419,15 @@ def parse_pairs(
     value: str | Iterable[str] | Mapping[str, object],
     what: str,
     example: str,
-    read: Callable[[str], T] | None = None,
+    read: Callable[[Any], T] | None = None,
     *,
     names: Iterable[str] | None = None,
 ) -> dict[str, T]:
     """``"a=1,b=2"`` or ``["a=1", "b=2"]`` (or a TOML table) -> ``{"a": read("1"), "b": read("2")}``.
 
-    ``read`` parses each value (default: the text itself); ``names``, when given, are the only names allowed.
+    ``read`` parses each value (default: the text itself): its text, or a TOML table's number as the number (a run
+    file's ``slo = {tpot = 0.05}`` is seconds, while ``--slo tpot=0.05`` is refused for its missing unit); ``names``,
+    when given, are the only names allowed.
     A repeated option (``--metrics a=X --metrics a=Y``) is kept as a list only by callers that ask for it
     (:func:`specscope.bench.counters_source.parse_metrics_specs`); here a name given twice is refused.
 
@@ -449,7 +463,8 @@ def parse_pairs(
                 )
             raise ConfigError.unknown(f"name in {what}", name, allowed, fix=f"e.g. {what} {example}")
         try:
-            out[name] = read(str(raw)) if read is not None else raw  # type: ignore[assignment]
+            number = isinstance(raw, int | float) and not isinstance(raw, bool)  # a TOML table's number: as it is
+            out[name] = read(raw if number else str(raw)) if read is not None else raw  # type: ignore[assignment]
         except ConfigError as e:
             raise _pair_value_error(e, what, name, str(raw), example) from None
     return out
@@ -465,7 +480,7 @@ def _pair_value_error(e: ConfigError, what: str, name: str, raw: str, example: s
     elif found is None or str(found) == raw:
         found = f"{name}={raw}"
     fix = e.fix or ""
-    lone = re.compile(rf"(e\.g\. {re.escape(what)} )(?![^\s,;=]*=)")
+    lone = re.compile(rf"((?:e\.g\.|write the unit:) {re.escape(what)} )(?![^\s,;=]*=)")
     if lone.search(fix):
         fix = lone.sub(rf"\g<1>{name}=", fix)
     elif f"{what} " not in fix:  # a fix that names the option already shows it whole

@@ -41,6 +41,9 @@ def check_format(ck: Checkpoint) -> list[Finding]:
             out.append(finding("NO_WEIGHTS/pickle", files=", ".join(pickles), details={"pickle_weights": pickles}))
         else:
             out.append(finding("NO_WEIGHTS"))
+    # no shard there at all: `surgery reindex` has nothing to rebuild the index from, so the fix is the download
+    present = any(not s.missing and n not in ck.broken for n, s in ck.shards.items())
+    indexed = ", ".join(sorted(set(ck.weight_map.values())))
     for name, shard in sorted(ck.shards.items()):
         if name in ck.broken:
             continue  # BROKEN_SYMLINK above names it
@@ -49,7 +52,8 @@ def check_format(ck: Checkpoint) -> list[Finding]:
             n = len(held)
             examples = f", e.g. {', '.join(held[:3])}" if held else ""
             details = {"indexed_tensors": n, "first_tensors": held[:8]}
-            out.append(finding("INDEX_SHARD_MISSING", file=name, indexed=n, examples=examples, details=details))
+            key = "INDEX_SHARD_MISSING" if present else "INDEX_SHARD_MISSING/none"
+            out.append(finding(key, file=name, indexed=n, examples=examples, details=details, shards=indexed))
         elif shard.error is not None:
             e = shard.error
             f = finding(

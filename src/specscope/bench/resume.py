@@ -38,6 +38,7 @@ __all__ = [
     "RETRIED",
     "RunControls",
     "check_like_servers",
+    "check_plan_matches",
     "check_resume_options",
     "refuse_imported",
     "resumed_servers",
@@ -134,6 +135,45 @@ def check_resume_options(
             fix=f"drop them to finish {run} as it was planned, or start a new run (--like {run} repeats it)",
         )
     check_sources_unchanged(manifest, run)
+
+
+def check_plan_matches(
+    manifest: Mapping[str, Any], options: BenchOptions, plan: Sequence[CellKey], stored: Iterable[CellKey], run: Path
+) -> None:
+    """Refuse to resume a run whose manifest now plans another matrix than the one its cells were measured under
+    (a hand-edited ``options``: ``repeats`` 4 and ``levels`` [1] resumed with progress "[19/12]" and a report mixing
+    old cells with the new plan).
+
+    ``plan``: the cells ``options`` (the manifest's) plan now; ``stored``: the keys of the cells the run holds. The
+    plan differs when a stored cell is outside it (an adaptive run, ``target_ci``, adds rounds past ``repeats``: its
+    cells count by config, workload and concurrency), or when its size differs from the manifest's ``cells_total``
+    (the plan's size written when the run started or was last resumed; absent in older runs: not compared).
+
+    Raises:
+        ConfigError: the plan differs (what differs, the stored cells, the fix: a new run or the manifest restored).
+    """
+    keys = list(stored)
+    if options.target_ci:
+        cover = {(k.config, k.workload, k.concurrency) for k in plan}
+        outside = [k for k in keys if (k.config, k.workload, k.concurrency) not in cover]
+    else:
+        planned = set(plan)
+        outside = [k for k in keys if k not in planned]
+    total = manifest.get("cells_total")
+    resized = isinstance(total, int) and not isinstance(total, bool) and total != len(plan)
+    if not outside and not resized:
+        return
+    found = f"{len(plan)} planned cells (levels {_show(options.levels)}, repeats {options.repeats})"
+    found += f" where the run started with {total}" if resized else ""
+    if outside:
+        found += f"; {len(outside)} of the {len(keys)} stored cells are outside the plan, e.g. {outside[0].label()}"
+    raise ConfigError(
+        f"{run}'s manifest plans another matrix than the cells it stores: resuming would mix the two",
+        found=found,
+        expected=f"the plan the run's {len(keys)} stored cells were measured under"
+        + (f" ({total} cells)" if isinstance(total, int) else ""),
+        fix=f"start a new run for the new plan, or restore {run / 'manifest.json'}'s options to finish this one",
+    )
 
 
 def resumed_servers(

@@ -48,6 +48,7 @@ from specscope.bench.plan import check_names, design_of, plan_cells
 from specscope.bench.resume import (
     RunControls,
     cells_to_skip,
+    check_plan_matches,
     check_resume_options,
     is_finished,
     nothing_left_line,
@@ -64,7 +65,7 @@ from specscope.stats.cells import summarize_run
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import min_effect_of
 from specscope.store import Run, create_run, open_run
-from specscope.store.manifest import stored_bench_options
+from specscope.store.manifest import SCHEMA_VERSION, stored_bench_options
 from specscope.textsafe import shell_word
 
 if TYPE_CHECKING:
@@ -213,7 +214,11 @@ def _resume_choices(
     options = stored_bench_options(run.manifest, run.path / "manifest.json")
     check_resume_options(run.manifest, controls.given, resume, controls.spec)
     controls = replace(controls, client=resumed_client(run.manifest.get("client") or {}, controls))
-    return options, controls, resumed_servers(run.manifest.get("external_servers"), servers, resume)
+    servers = resumed_servers(run.manifest.get("external_servers"), servers, resume)
+    if run.schema_version == SCHEMA_VERSION:  # an older run is refused as read only (ensure_writable), in its words
+        plan = plan_cells(options, design_of(servers, run.manifest.get("engine", "embedded"), options.order))
+        check_plan_matches(run.manifest, options, plan, [_key(s) for s in summarize_run(run)], resume)
+    return options, controls, servers
 
 
 def _say_if_nothing_left(

@@ -37,7 +37,6 @@ from specscope.kaxis import K_MAX
 from specscope.stats.goodput import SLO_NAMES
 from specscope.stats.verdict import DEFAULT_MIN_EFFECT, min_effect_of
 from specscope.values import (
-    SLO_BOUNDS_S,
     TIMEOUT_BOUNDS_S,
     ascii_number,
     csv_items,
@@ -48,6 +47,7 @@ from specscope.values import (
     parse_int_list,
     parse_pairs,
     parse_rate_list,
+    parse_slo_s,
     parse_width,
     stray_character,
 )
@@ -278,10 +278,6 @@ def _number(value: Any, flag: str, kind: type[int] | type[float]) -> int | float
 
 def _slo_in_force(o: BenchOptions) -> dict[str, float]:
     return {k: v for k, v in (("ttft", o.slo_ttft_s), ("tpot", o.slo_tpot_s)) if v is not None}
-
-
-def _duration(what: str) -> Callable[[str], float]:
-    return lambda text: parse_duration_s(text, what, bounds=SLO_BOUNDS_S)
 
 
 _PROFILES = tuple(PROFILES)
@@ -526,7 +522,7 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "pairs",
         "SLO targets (goodput: TTFT from the scheduled send, time per output token), e.g. ttft=2s,tpot=50ms.",
         "NAME=DURATION",
-        read=_duration("--slo"),
+        read=parse_slo_s,
         names=SLO_NAMES,
         effective=_slo_in_force,
     ),

@@ -39,13 +39,11 @@ def _slo(slo: str | None) -> SloTargets | None:
         ConfigError: not ``NAME=DURATION`` with names ``ttft`` / ``tpot``, or not a duration.
     """
     from specscope.stats.goodput import SLO_NAMES, SloTargets
-    from specscope.values import SLO_BOUNDS_S, parse_duration_s, parse_pairs
+    from specscope.values import parse_pairs, parse_slo_s
 
     if slo is None:
         return None
-    read = parse_pairs(
-        slo, "--slo", "ttft=2s,tpot=50ms", lambda v: parse_duration_s(v, "--slo", bounds=SLO_BOUNDS_S), names=SLO_NAMES
-    )
+    read = parse_pairs(slo, "--slo", "ttft=2s,tpot=50ms", parse_slo_s, names=SLO_NAMES)
     return SloTargets.of(read)
 
 
