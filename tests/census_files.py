@@ -570,6 +570,14 @@ def _csv_without_suffix() -> LayoutFile:
                       refused="prompts:1: a table header (`prompt`, `output_tokens_count`)")  # fmt: skip
 
 
+#: The one row joined in Alpaca's order (line 4 of dolphin, line 2 of platypus) is named with the order vLLM's
+#: InstructCoder reader sends instead (census.INSTRUCTION_INPUT_NOTE: the same fields, a file cannot say which).
+_ALPACA_ORDER = (
+    "warning: rows: mine: 1 row carries an `instruction` with its `input` (instruction, input) that are sent in "
+    "Alpaca's order"
+)
+
+
 def _dolphin() -> LayoutFile:
     """cognitivecomputations/dolphin rows (Alpaca's names, ``instruction`` a system prompt shared by many rows): the
     shared instruction was sent as user text before the input; it is the system message, the input the user message,
@@ -583,7 +591,7 @@ def _dolphin() -> LayoutFile:
             SentRow("line 2", _conv("Name a fish.", history=[{"role": "system", "content": system}])),
             _row("line 3", "Name a tree."), _row("line 4", "Translate to French.\n\nGood night.")]  # fmt: skip
     notice = "warning: rows: mine: 2 rows carry an `instruction` shared by rows with different inputs (instruction)"
-    return LayoutFile("dolphin.jsonl", _jsonl(rows), sent, notices=(notice,))
+    return LayoutFile("dolphin.jsonl", _jsonl(rows), sent, notices=(notice, _ALPACA_ORDER))
 
 
 def _mmlu_pro() -> LayoutFile:
@@ -612,7 +620,7 @@ def _open_platypus() -> LayoutFile:
              "data_source": "MATH"}]  # fmt: skip
     sent = [_row("line 1", "What is 6 times 7?"), _row("line 2", "Solve for x.\n\nx + 2 = 5")]
     unread = "warning: rows: mine: 2 rows carry fields that specscope does not read as specscope.alpaca (data_source)"
-    return LayoutFile("platypus.jsonl", _jsonl(rows), sent, notices=(unread,))
+    return LayoutFile("platypus.jsonl", _jsonl(rows), sent, notices=(_ALPACA_ORDER, unread))
 
 
 def _capybara() -> LayoutFile:
