@@ -46,6 +46,7 @@ __all__ = [
     "forms_tried",
     "line_facts",
     "line_unreadable",
+    "lines_text",
     "unreadable_line_number",
     "read_as",
     "log_summaries",
@@ -393,6 +394,14 @@ def log_summaries() -> list[LogSummary]:
 def _log_modules() -> list[Any]:
     """The ``logs`` module of every registered engine that has one, in registry order."""
     return [mod for _, mod in engine_modules("logs")]
+
+
+def lines_text(numbers: Sequence[int]) -> str:
+    """Where in a log some lines are, for a warning: ``line 3`` for one line, ``lines 3-40, 12 lines`` for several
+    (``numbers``: 1-based line numbers in log order, at least one)."""
+    if len(numbers) == 1:
+        return f"line {numbers[0]}"
+    return f"lines {numbers[0]}-{numbers[-1]}, {len(numbers)} lines"
 
 
 class OtherOutput(NamedTuple):

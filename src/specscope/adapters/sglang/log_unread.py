@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from specscope.adapters.logs import lines_text
+
 __all__ = ["KNOWN_DECODE_FIELDS", "unread_decode_fields"]
 
 KNOWN_DECODE_FIELDS = frozenset(
@@ -31,12 +33,6 @@ KNOWN_DECODE_FIELDS = frozenset(
 # the line's items after "Decode batch" (an optional " [N]" iteration, then "." or ","): "label: value, ..."
 _RE_BODY = re.compile(r"Decode batch(?: \[\d+\])?[.,] (.*)$")
 _RE_LABEL = re.compile(r"(?:^|, )([^:,]+?): ")
-
-
-def _lines_text(numbers: list[int]) -> str:
-    if len(numbers) == 1:
-        return f"line {numbers[0]}"
-    return f"lines {numbers[0]}-{numbers[-1]}, {len(numbers)} lines"
 
 
 def unread_decode_fields(lines: Sequence[str]) -> list[str]:
@@ -55,6 +51,6 @@ def unread_decode_fields(lines: Sequence[str]) -> list[str]:
         return []
     named = ", ".join(f"'{f}'" for f in fields)
     return [
-        f"UNREAD_LOG_FIELD(SGLang decode-batch {_lines_text(numbers)} print fields specscope does not read: {named}; "
+        f"UNREAD_LOG_FIELD(SGLang decode-batch {lines_text(numbers)} print fields specscope does not read: {named}; "
         "the windows' figures come from the fields it reads)"
     ]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from specscope.adapters.logs import OtherOutput
+from specscope.adapters.logs import OtherOutput, lines_text
 
 __all__ = ["KNOWN_V1_FIELDS", "OTHER_OUTPUTS", "UnreadText"]
 
@@ -56,13 +56,6 @@ _RE_LABEL = re.compile(r"(?:^|, )([A-Za-z][\w/ -]*?): ")
 _RE_OTHER = re.compile(r"\bSpecDecoding ([A-Za-z][\w -]*?)(?: \([^)]*\))?: ")
 
 
-def _lines_text(numbers: list[int]) -> str:
-    """``line 3`` for one line, ``lines 3-40, 12 lines`` for several."""
-    if len(numbers) == 1:
-        return f"line {numbers[0]}"
-    return f"lines {numbers[0]}-{numbers[-1]}, {len(numbers)} lines"
-
-
 class UnreadText:
     """What a log's speculative lines hold that is not read (module doc), gathered in log order."""
 
@@ -92,11 +85,11 @@ class UnreadText:
         if self.fields:
             named = ", ".join(f"'{f}'" for f in self.fields)
             out.append(
-                f"UNREAD_LOG_FIELD(vLLM SpecDecoding metrics {_lines_text(self.field_lines)} print fields specscope "
+                f"UNREAD_LOG_FIELD(vLLM SpecDecoding metrics {lines_text(self.field_lines)} print fields specscope "
                 f"does not read: {named}; the windows' figures come from the fields it reads)"
             )
         if self.lines:
-            named = ", ".join(f"'{name}' ({_lines_text(numbers)})" for name, numbers in self.lines.items())
+            named = ", ".join(f"'{name}' ({lines_text(numbers)})" for name, numbers in self.lines.items())
             out.append(
                 f"UNREAD_LOG_LINE({named}: speculative lines specscope does not read; no figure taken from them)"
             )
