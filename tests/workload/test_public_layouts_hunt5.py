@@ -19,17 +19,12 @@ from pathlib import Path
 import pytest
 
 from clirun import cli
+from jqfix import jq_command as _jq
 from paths import DATA
 from specscope.errors import ConfigError
 from specscope.workload.userfile import load_prompt_file
 
 HERE = DATA / "workload_public"
-
-
-def _jq(text: str, start: str = "jq ") -> str:
-    """The first shell command of ``text`` from ``start`` to its ``FILE > OUT.jsonl``."""
-    at = text.index(start)
-    return text[at : text.index("FILE > OUT.jsonl", at) + len("FILE > OUT.jsonl")]
 
 
 @pytest.mark.parametrize(

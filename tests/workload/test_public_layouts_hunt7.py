@@ -16,23 +16,14 @@ from pathlib import Path
 import pytest
 
 from clirun import cli
+from jqfix import jq_command as _jq
+from jqfix import run_jq as _run
 from paths import DATA
 from specscope.errors import ConfigError
 from specscope.workload.census import EACH_ROW
 from specscope.workload.userfile import load_prompt_file
 
 HERE = DATA / "workload_public"
-
-
-def _jq(text: str, start: str = "jq ") -> str:
-    """The first shell command of ``text`` from ``start`` to its ``FILE > OUT.jsonl``."""
-    at = text.index(start)
-    return text[at : text.index("FILE > OUT.jsonl", at) + len("FILE > OUT.jsonl")]
-
-
-def _run(jq: str, path: Path, out: Path) -> Path:
-    subprocess.run(["sh", "-c", jq.replace("FILE > OUT.jsonl", f"{path} > {out}")], check=True)
-    return out
 
 
 def _as_array(path: Path, tmp_path: Path) -> Path:
