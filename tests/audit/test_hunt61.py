@@ -256,24 +256,28 @@ def _block_rows() -> list[tuple[str, tuple[str, ...]]]:
 
 @pytest.mark.parametrize(("arch", "block"), _block_rows(), ids=[a for a, _ in _block_rows()])
 def test_every_known_block_row(tmp_path: Path, arch: str, block: tuple[str, ...]) -> None:
-    """Each row of the draft_model block census: a draft holding the block in every layer exits 0; the block's last
-    name removed from every layer is DRAFT_TENSORS_MISSING naming it."""
+    """Each row of the draft_model block census: a draft holding the block in every layer (a MoE architecture's
+    sparse layers their router and experts: block_moe, test_hunt64.py) exits 0; the layer's last name removed from
+    every layer is DRAFT_TENSORS_MISSING naming it."""
 
-    from specscope.audit.architectures import family, with_draft_head
+    from specscope.audit.architectures import family, moe_layer_block, with_draft_head
 
     fam = with_draft_head(family("draft_model"), {"architectures": [arch]})  # its head (block_heads) or Llama's
     prefix = fam.layer_prefix.replace("{head}", fam.head_prefix)
+    cfg = dense_config(2, V, architectures=[arch], model_type=arch.lower()) | {"tie_word_embeddings": True}
+    last = (moe_layer_block(fam, cfg, 1, block) or block)[-1]
 
     def make(layers: int, drop: str = "") -> tuple[dict[str, list[int]], dict]:
         shapes: dict[str, list[int]] = {fam.head_prefix + n: ([H] if "norm" in n else [V, H]) for n in fam.head}
+        c = cfg | {"num_hidden_layers": layers, fam.layers_key: layers}
         for i in range(layers):
-            shapes |= {prefix.format(i=i) + n: ([H] if "norm" in n else [H, H]) for n in block if n != drop}
-        cfg = dense_config(layers, V, architectures=[arch], model_type=arch.lower()) | {fam.layers_key: layers}
-        return shapes, cfg | {"tie_word_embeddings": True}
+            names = moe_layer_block(fam, c, i, block) or block
+            shapes |= {prefix.format(i=i) + n: ([H] if "norm" in n else [H, H]) for n in names if n != drop}
+        return shapes, c
 
     r = _draft_pair(tmp_path, *make(2), *make(3))
     assert r.errors == [] and r.exit_code == 0, _errors(r)
     assert [f for f in r.warnings if f.code == "DRAFT_FORMAT_UNKNOWN"] == []
-    r = _draft_pair(tmp_path / "strip", *make(2, block[-1]), *make(3))
+    r = _draft_pair(tmp_path / "strip", *make(2, last), *make(3))
     (f,) = r.errors
-    assert f.code == "DRAFT_TENSORS_MISSING" and prefix.format(i=1) + block[-1] in f.message, _errors(r)
+    assert f.code == "DRAFT_TENSORS_MISSING" and prefix.format(i=1) + last in f.message, _errors(r)

@@ -44,6 +44,8 @@ def _draft(layers: int, arch: str, block: tuple[str, ...], drop: str = "") -> tu
     for i in range(layers):
         shapes |= {f"model.layers.{i}.{n}": ([H] if "norm" in n else [H, H]) for n in block if n != drop}
     cfg = dense_config(layers, V, architectures=[arch], model_type=arch.lower())
+    if arch == "Qwen3MoeForCausalLM":  # its dense MLP in every layer: each listed in mlp_only_layers (test_hunt64.py)
+        cfg["mlp_only_layers"] = list(range(layers))
     return shapes, cfg | {"tie_word_embeddings": True}
 
 

@@ -239,7 +239,7 @@ def draft_blocks_table() -> str:
         head = "" if own is fam else f"head {named}, untied LM head `{own.lm_head}`; "
         layers = own.layer_prefix.replace("{head}", own.head_prefix)
         where = head + f"under `{layers}`: "
-        by_block.setdefault((names, where, _built_by(fam, arch)), []).append(arch)
+        by_block.setdefault((names, where, _built_by(fam, arch) + _moe_rule(fam, arch)), []).append(arch)
     lines = ["| architectures | each layer holds (the head where it is not Llama's `model.`) |", "|---|---|"]
     for (names, where, when), archs in by_block.items():
         lines.append(f"| {', '.join(archs)} | {_cell(where + _names('', names) + when)} |")
@@ -256,6 +256,22 @@ def _built_by(fam: Family, arch: str) -> str:
         return ""
     shown = [f"`{name.removesuffix('.weight')}` ({', '.join(k for k, _ in c)})" for name, c in conds]
     return "; built only when: " + ", ".join(shown)
+
+
+def _moe_rule(fam: Family, arch: str) -> str:
+    """``"; sparse layers (...): names in place of names"`` for a MoE architecture's per-layer rule (``block_moe``),
+    or ``""``."""
+    moe = dict(fam.block_moe).get(arch)
+    if moe is None:
+        return ""
+    rule = [f"`{moe.experts[0]}` (default {moe.experts[1]}) > 0"]
+    if moe.step[0]:
+        rule.append(f"(i + 1) % `{moe.step[0]}` (default {moe.step[1]}) == 0")
+    if moe.dense_layers:
+        rule.append(f"i not in `{moe.dense_layers}`")
+    held = _names("", moe.sparse + moe.expert)
+    instead = f" in place of {_names('', moe.dense)}" if moe.dense else ""
+    return f"; layer i sparse when {' and '.join(rule)}: {held} for each expert e{instead}"
 
 
 def registry_table() -> str:

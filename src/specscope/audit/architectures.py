@@ -104,6 +104,21 @@ class DraftHead:
 
 
 @dataclass(frozen=True)
+class MoeBlock:
+    """Which layers of a MoE draft architecture its loader builds sparse, and their names
+    (``[families.draft_model.block_moe]``): layer i is sparse when the expert count (``experts``: config key, its
+    default) is above 0, (i + 1) % ``step`` is 0 and i is not listed under the ``dense_layers`` key; a sparse layer
+    holds ``sparse`` and ``expert`` (``{e}`` each expert index) in place of ``dense`` (vLLM qwen3_moe.py)."""
+
+    experts: tuple[str, Any]
+    step: tuple[str, Any]
+    dense_layers: str
+    dense: tuple[str, ...]
+    sparse: tuple[str, ...]
+    expert: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Family:
     """One row of ``architectures.toml`` (field meanings are documented at the top of the file)."""
 
@@ -199,6 +214,9 @@ class Family:
     #: (architecture, its model's head) for a plain draft model not under ``model.layers`` / ``model.embed_tokens``
     #: (``[families.draft_model.block_heads]``): GPT-NeoX's ``gpt_neox.`` and ``embed_out``, InternLM2's ``output``
     block_heads: tuple[tuple[str, DraftHead], ...] = ()
+    #: (architecture, its MoE layers' rule) for a plain draft model whose MLP is sparse layer by layer
+    #: (``[families.draft_model.block_moe]``): Qwen3-MoE, Qwen2-MoE, Mixtral
+    block_moe: tuple[tuple[str, MoeBlock], ...] = ()
     #: the separate LM head a draft whose config sets ``tie_word_embeddings`` false must hold
     lm_head: str = "lm_head.weight"
 
@@ -220,6 +238,21 @@ def _draft_heads(entry: dict[str, Any]) -> tuple[tuple[str, DraftHead], ...]:
         )
         for k, v in rows.items()
     )
+
+
+def _moe_blocks(entry: dict[str, Any]) -> tuple[tuple[str, MoeBlock], ...]:
+    """``[families.draft_model.block_moe]`` rows as :class:`MoeBlock` (a row without ``step``: every layer's step 1)."""
+    out = []
+    for arch, v in dict(entry.get("block_moe", {})).items():
+        step = (str(v["step"][0]), v["step"][1]) if "step" in v else ("", 1)
+        rule = MoeBlock(
+            (str(v["experts"][0]), v["experts"][1]),
+            step,
+            str(v.get("dense_layers", "")),
+            *(_tuple(v, k) for k in ("dense", "sparse", "expert")),
+        )
+        out.append((str(arch), rule))
+    return tuple(out)
 
 
 def _tuple(entry: dict[str, Any], name: str) -> tuple[str, ...]:
@@ -289,6 +322,7 @@ def families() -> dict[str, Family]:
             name_aliases=tuple((str(k), str(v)) for k, v in dict(merged.get("name_aliases", {})).items()),
             block_layouts=tuple((str(k), bodies[str(v)]) for k, v in dict(merged.get("block_layouts", {})).items()),
             block_heads=_draft_heads(merged),
+            block_moe=_moe_blocks(merged),
             block_when=tuple((str(k), _conditions(dict(v))) for k, v in dict(merged.get("block_when", {})).items()),
         )
     return out
@@ -930,7 +964,10 @@ def _layer_groups(
     unchecked: list[str] = []
     for i, p in enumerate(prefixes):
         layer_body = body
-        if fam.key == "draft_model":
+        moe = moe_layer_block(fam, cfg, i, block) if block else None
+        if moe is not None:
+            layer_body = moe
+        elif fam.key == "draft_model":
             layer_body = _own_layer_body(block or body, p, names, set() if block else held)
             full = () if block else _own_layer_body(body, p, names, set())
             unchecked += [p + b for b in full if b not in layer_body]
@@ -942,8 +979,7 @@ def _layer_groups(
 def with_draft_head(fam: Family, cfg: dict[str, Any] | None) -> Family:
     """``fam`` with the head and layer prefix of the draft's first declared architecture when ``block_heads`` names
     it (the loader reads those names, and the LM head, beside the layers): GPT-NeoX / Pythia, Phi-2, InternLM2."""
-    archs = (cfg or {}).get("architectures")
-    arch = archs[0] if isinstance(archs, list) and archs else None
+    arch = _first_architecture(cfg)
     own = next((h for a, h in fam.block_heads if a == arch), None)
     if own is None:
         return fam
@@ -965,11 +1001,46 @@ def known_block(fam: Family, cfg: dict[str, Any] | None) -> tuple[str, ...]:
     """The decoder block the census knows for the draft's first declared architecture (``block_layouts``), or ``()``
     when it knows none (the draft is then judged from its own layers); a name its ``block_when`` conditions leave
     unbuilt for ``cfg`` (:func:`built`) is left out."""
-    archs = (cfg or {}).get("architectures")
-    arch = archs[0] if isinstance(archs, list) and archs else None
+    arch = _first_architecture(cfg)
     names = next((names for a, names in fam.block_layouts if a == arch), ())
     when = dict(next((w for a, w in fam.block_when if a == arch), ()))
     return tuple(n for n in names if built(cfg, when.get(n, ())))
+
+
+def _first_architecture(cfg: dict[str, Any] | None) -> str | None:
+    """The draft config's first declared architecture (None when it declares none)."""
+    archs = (cfg or {}).get("architectures")
+    return str(archs[0]) if isinstance(archs, list) and archs else None
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def moe_layer_block(
+    fam: Family, cfg: dict[str, Any] | None, index: int, block: tuple[str, ...]
+) -> tuple[str, ...] | None:
+    """Draft layer ``index``'s names for a MoE architecture (``block_moe``): ``block`` in a dense layer; in a sparse
+    one ``block`` without its dense MLP, plus the router (``sparse`` as its ``block_when`` builds it) and each
+    expert's names. None when the architecture has no such rule, or the config's expert count or step is not a whole
+    number (the layer is then judged as an unknown block's). ``num_experts`` 2, layer 0 of a Qwen3-MoE draft:
+    ``(..., "mlp.gate.weight", "mlp.experts.0.gate_proj.weight", ..., "mlp.experts.1.down_proj.weight")``."""
+    arch = _first_architecture(cfg)
+    moe = next((m for a, m in fam.block_moe if a == arch), None)
+    if moe is None:
+        return None
+    cfg = cfg or {}
+    n = cfg.get(moe.experts[0], moe.experts[1])
+    step = cfg.get(moe.step[0], moe.step[1]) if moe.step[0] else 1
+    if not _whole(n) or not _whole(step) or step < 1:
+        return None
+    kept = cfg.get(moe.dense_layers) if moe.dense_layers else None
+    if n <= 0 or (index + 1) % step or index in (kept if isinstance(kept, list) else ()):
+        return block
+    when = dict(next((w for a, w in fam.block_when if a == arch), ()))
+    sparse = tuple(s for s in moe.sparse if built(cfg, when.get(s, ())))
+    experts = tuple(x.format(e=e) for e in range(n) for x in moe.expert)
+    return tuple(b for b in block if b not in moe.dense) + sparse + experts
 
 
 def keyed_body(fam: Family, cfg: dict[str, Any]) -> tuple[str, ...]:
