@@ -12,6 +12,18 @@ audited the way a user runs ``specscope audit TARGET --draft DRAFT`` (shapes shr
 - Mixtral (mixtral.py @f0e26957 MixtralDecoderLayer): every layer is sparse, ``block_sparse_moe.gate`` and
   ``block_sparse_moe.experts.{e}.w1 / w2 / w3`` for ``num_local_experts`` experts (default 8); it was judged from its
   own layers (DRAFT_FORMAT_UNKNOWN/own-layers, exit 0 with an expert missing).
+- Left: HunYuan dense (hunyuan_v1.py @e87ba1e1 HunYuanDecoderLayer): a layer whose index is not a multiple of
+  _get_cla_factor (cla_share_factor with use_cla, else 1) is HunYuanCrossAttention (q_proj / o_proj, no k / v), and
+  load_weights also reads mlp.gate_and_up_proj; block_moe's per-layer rule replaces the MLP only (not attention
+  names, and not by "index % key != 0"), and FUSED_SPELLINGS gives one fused spelling per name (gate_up_proj), so
+  the block cannot be stated without a second per-layer rule and a second fused spelling. Falcon stays own-layout
+  (test_hunt63.py): its three norm layouts are exclusive alternatives chosen by parallel_attn,
+  new_decoder_architecture and num_ln_in_parallel_attn's value, which block_when's all-true conditions cannot state.
+- Checked, no change: DRAFT_VOCAB_SIZE_DIFFERS's fix names use_heterogeneous_vocab with greedy draft sampling and not
+  use_local_argmax_reduction. No stored copy of vLLM's speculative config refuses that pair (its _verify_args refuses
+  use_heterogeneous_vocab only without method draft_model or with draft_sample_method other than greedy); the
+  proposer's _greedy_sample in the copies read takes the local-argmax branch before the vocabulary mapping, so the
+  pair should not be suggested, and the fix does not.
 """
 
 from __future__ import annotations
@@ -121,3 +133,14 @@ def test_qwen2_moe_without_a_shared_expert_still_needs_its_gate(tmp_path: Path) 
     r = audit_checkpoint(write(tmp_path / "t2", *target), draft=d)
     (f,) = r.errors
     assert f.code == "DRAFT_TENSORS_MISSING" and "model.layers.1.mlp.shared_expert_gate.weight" in f.message
+
+
+def test_the_vocab_size_fix_never_pairs_heterogeneous_vocab_with_local_argmax(tmp_path: Path) -> None:
+    """DRAFT_VOCAB_SIZE_DIFFERS's fix offers use_heterogeneous_vocab with greedy draft sampling (what vLLM's
+    _verify_args requires of it) and never with use_local_argmax_reduction, whose branch in the proposer's
+    _greedy_sample comes before the vocabulary mapping."""
+    target = write(tmp_path / "t", dense_model(2, 128), dense_config(2, 128))
+    r = audit_checkpoint(target, draft=write(tmp_path / "d", dense_model(1, V), dense_config(1, V)))
+    (f,) = r.by_code("DRAFT_VOCAB_SIZE_DIFFERS")
+    assert f.fix is not None and "use_heterogeneous_vocab" in f.fix and "greedy" in f.fix, f.fix
+    assert "local_argmax" not in f.fix, f.fix
