@@ -27,6 +27,7 @@ from specscope.audit.rules_llamacpp import (
     unknown_pre,
     unloadable,
 )
+from specscope.audit.rules_llamacpp_nextn import nextn_head
 from specscope.audit.rules_llamacpp_types import auto_type, dflash_layers, eagle3_layers, split_mtp_hint
 from specscope.audit.rules_vocab import compare_tokenizers
 from specscope.checkpoint.gguf_file import GgufFile, is_gguf_path, read_gguf
@@ -184,7 +185,7 @@ def audit_gguf(target: str | os.PathLike[str] | object, *, draft: str | os.PathL
         findings += (
             llama + auto_type(d) + eagle3_layers(g, d) + dflash_layers(d) + unknown_pre(("target", g), ("draft", d))
         )
-        findings += unknown_architecture(("target", g), ("draft", d))
+        findings += unknown_architecture(("target", g), ("draft", d)) + nextn_head(g)
         dc = gguf_census(d, as_draft=True)
         tb = census.target_bytes_per_token
         census = replace(
@@ -196,4 +197,5 @@ def audit_gguf(target: str | os.PathLike[str] | object, *, draft: str | os.PathL
         )
     else:
         findings += unloadable(("target", g)) + unknown_pre(("target", g)) + unknown_architecture(("target", g))
+        findings += nextn_head(g)
     return AuditReport(str(target), by_severity(findings), census, facts)
