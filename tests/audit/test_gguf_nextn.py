@@ -80,11 +80,19 @@ def _nextn(i: int) -> dict[str, np.ndarray]:
 
 
 def glm4moe(
-    path: Path, *, trunk: int = 2, heads: int = 1, key: int | None | str = "heads", drop: tuple[str, ...] = ()
+    path: Path,
+    *,
+    trunk: int = 2,
+    heads: int = 1,
+    key: int | None | str = "heads",
+    drop: tuple[str, ...] = (),
+    old_names: bool = False,
 ) -> Path:
     """A glm4moe GGUF of ``trunk`` trunk blocks and ``heads`` NextN blocks after them (``block_count`` = the sum),
     ``glm4moe.nextn_predict_layers`` = ``key`` (``"heads"``: the number of NextN blocks; None: not written), less the
-    tensors ``drop``."""
+    tensors ``drop`` (a name ending in ``.`` drops every tensor it starts); ``old_names``: the head's tensors named as
+    convert_hf_to_gguf.py named them before llama.cpp PR #14939 renamed them (``blk.N.eh_proj.weight``,
+    ``blk.N.shared_head.norm.weight``: no ``nextn.`` segment)."""
     w = gguf.GGUFWriter(path, "glm4moe")
     w.add_block_count(trunk + heads)
     w.add_context_length(64)
@@ -111,9 +119,12 @@ def glm4moe(
     tensors = {"token_embd.weight": _f(EMBD, VOCAB), "output_norm.weight": _f(EMBD), "output.weight": _f(EMBD, VOCAB)}
     for i in range(trunk + heads):
         tensors |= _block(i) | (_nextn(i) if i >= trunk else {})
-    assert set(drop) <= set(tensors), set(drop) - set(tensors)
+    gone = {name for name in tensors for d in drop if name == d or (d.endswith(".") and name.startswith(d))}
+    assert gone >= {d for d in drop if not d.endswith(".")}, drop
     for name, data in tensors.items():
-        if name not in drop:
+        if old_names:
+            name = name.replace(".nextn.shared_head_norm.", ".shared_head.norm.").replace(".nextn.", ".")
+        if name not in gone:
             w.add_tensor(name, data)
     w.write_header_to_file()
     w.write_kv_data_to_file()
@@ -172,6 +183,44 @@ def test_a_head_without_its_first_eh_proj_loads_without_the_head(tmp_path: Path)
     }
 
 
+def test_a_head_block_that_stores_nothing_loads_without_the_head(tmp_path: Path) -> None:
+    # llama.cpp issue #21172 (GLM-4.5-Air after a QLoRA merge: config.json keeps num_nextn_predict_layers 1, the merged
+    # weights lack layer 46, the converter writes block_count 47 and no blk.46 tensor). Before: LLAMACPP_NEXTN_LAYERS
+    # /trunk (a trunk block dropped), though no trunk block is lost; engine: loads (n_layer = 2), no head
+    code, found = _audit(glm4moe(tmp_path / "t.gguf", drop=("blk.2.",)))
+    assert code == 0
+    assert [(f["code"], f["severity"], f["tensor"]) for f in found] == [
+        ("LLAMACPP_NEXTN_TENSORS", "warning", "blk.2.nextn.eh_proj.weight")
+    ]
+    assert found[0]["details"]["rule"] == "no-head"
+    assert "num_nextn_predict_layers 0" in found[0]["fix"]
+
+
+def test_a_head_under_its_pre_rename_names_is_refused(tmp_path: Path) -> None:
+    # llama.cpp PR #14939 (GLM-4.5 support, 2025-08-04): a GGUF converted before the NextN tensors were renamed
+    # (blk.46.eh_proj.weight ...) failed with "wrong number of tensors; expected 1761, got 1755". Before: exit 1 but
+    # as LLAMACPP_NEXTN_LAYERS/trunk (the model "loads without trunk block 2"); engine: "done_getting_tensors: wrong
+    # number of tensors; expected 53, got 49" (refused)
+    code, found = _audit(glm4moe(tmp_path / "t.gguf", old_names=True))
+    assert code == 1
+    assert [(f["code"], f["severity"], f["tensor"]) for f in found] == [
+        ("LLAMACPP_NEXTN_TENSORS", "error", "blk.2.eh_proj.weight")
+    ]
+    (f,) = found
+    assert "wrong number of tensors" in f["message"]
+    assert f["details"] == {
+        "rule": "old-names",
+        "old_names": [
+            "blk.2.eh_proj.weight",
+            "blk.2.enorm.weight",
+            "blk.2.hnorm.weight",
+            "blk.2.shared_head.norm.weight",
+        ],
+        "nextn_predict_layers": 1,
+    }
+    assert "blk.2.nextn.eh_proj.weight" in f["message"]
+
+
 @pytest.mark.parametrize(("heads", "key", "blocks"), [(1, None, [2]), (1, 0, [2]), (2, 1, [2])])
 def test_nextn_tensors_in_a_trunk_block_are_refused(
     tmp_path: Path, heads: int, key: int | None, blocks: list[int]
@@ -223,3 +272,26 @@ def test_a_key_past_the_head_drops_trunk_blocks(
         [sys.executable, "-m", "gguf.scripts.gguf_set_metadata", "--force", *args], check=True, capture_output=True
     )
     assert _audit(fixed) == (0, [])
+
+
+def _census(path: Path) -> dict[str, Any]:
+    out = CliRunner().invoke(app, ["audit", str(path), "-f", "json"])
+    census: dict[str, Any] = json.loads(out.stdout)["census"]
+    return census
+
+
+def test_the_head_blocks_are_not_counted_in_a_target_step(tmp_path: Path) -> None:
+    # before: the head block's 11,536 bytes a step (blk.2: 14,608 stored, MoE experts read at 2/4) were counted in
+    # every target decode step, though llama.cpp's glm4moe graph runs only the n_layer trunk blocks (engine:
+    # n_layer = 2, n_layer_all = 3)
+    with_head = _census(glm4moe(tmp_path / "t.gguf"))
+    trunk_only = _census(glm4moe(tmp_path / "trunk.gguf", heads=0, key=None))
+    assert with_head["target_bytes_per_token"] == trunk_only["target_bytes_per_token"] == 34_576  # 46,112 before
+    head_bytes = sum(a.nbytes for a in (_block(2) | _nextn(2)).values())
+    assert with_head["bytes_by_group"]["mtp_draft"] == head_bytes == 14_608
+    assert with_head["total_bytes"] == trunk_only["total_bytes"] + head_bytes
+    assert with_head["draft_bytes_per_step"] is None  # a draft-mtp step is not modelled here: unknown, not 0
+    assert with_head["draft_rule"].startswith("llama.cpp --spec-type draft-mtp runs the target's own NextN head blocks")
+    assert (trunk_only["draft_bytes_per_step"], trunk_only["draft_rule"]) == (0, None)
+    note = "NextN head blocks 2..2 (glm4moe.nextn_predict_layers = 1): not run by a target step; a draft-mtp step's"
+    assert f"{note} bytes are not counted" in with_head["notes"]

@@ -81,6 +81,18 @@ CASES = [
         [("LLAMACPP_NEXTN_LAYERS", Severity.ERROR, "undeclared")],
     ),
     (
+        {"drop": ("blk.2.",)},  # llama.cpp issue #21172: a head block with no tensor at all
+        True,
+        "n_layer               = 2",
+        [("LLAMACPP_NEXTN_TENSORS", Severity.WARNING, "no-head")],
+    ),
+    (
+        {"old_names": True},  # llama.cpp PR #14939: the head under its names before the nextn. rename
+        False,
+        "wrong number of tensors; expected 53, got 49",
+        [("LLAMACPP_NEXTN_TENSORS", Severity.ERROR, "old-names")],
+    ),
+    (
         {"key": 2},
         True,
         "model has unused tensor blk.1.attn_norm.weight",

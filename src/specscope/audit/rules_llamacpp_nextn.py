@@ -13,7 +13,11 @@ optional). Which of them the embedded engine (xllamacpp 2026.10.11549) requires 
   it, every head block's tensors are "unused -- ignoring" and the model loads with no head;
 - a ``nextn.*`` tensor in a block below ``n - k`` is created by nobody: "done_getting_tensors: wrong number of
   tensors; expected N, got M" (the file is refused);
-- a head block that stores no ``nextn.*`` tensor is a trunk block the loader skips: the model loads and runs short.
+- a head block that stores tensors but no ``nextn.*`` one is a trunk block the loader skips: the model loads and runs
+  short; a head block that stores nothing (a head the converter was given no weights for, llama.cpp issue #21172)
+  costs no trunk block: the model loads with no head;
+- the head under the names the converter wrote before llama.cpp PR #14939 renamed them (``blk.N.eh_proj.weight``, no
+  ``nextn.``) is created by nobody: "wrong number of tensors" (the file is refused).
 
 Only the architectures in :data:`NEXTN_ARCHITECTURES` (measured) are judged; another family's head is not judged by
 this one's rule.
@@ -28,15 +32,42 @@ from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.checkpoint.gguf_file import GgufFile
 
-__all__ = ["NEXTN_ARCHITECTURES", "nextn_head"]
+__all__ = ["HEAD_RULE", "NEXTN_ARCHITECTURES", "head_blocks", "nextn_head"]
 
 #: ``general.architecture`` values whose NextN rules were measured on the embedded engine (GLM-4.5 / 4.6 / 4.7)
 NEXTN_ARCHITECTURES = frozenset({"glm4moe"})
+
+#: the draft bytes rule of a target that stores a NextN head (:func:`head_blocks`), in its byte census
+HEAD_RULE = (
+    "llama.cpp --spec-type draft-mtp runs the target's own NextN head blocks (stored under mtp_draft); the bytes "
+    "of its step are not modelled here: unknown, not 0"
+)
 
 #: the NextN tensors a head block must store once the loader reads the head (glm4-moe.cpp: no TENSOR_NOT_REQUIRED)
 REQUIRED = ("eh_proj", "enorm", "hnorm")
 
 _NEXTN = re.compile(r"^blk\.(?P<bid>\d+)\.nextn\.")
+_BLOCK = re.compile(r"^blk\.(?P<bid>\d+)\.")
+#: the head's names before llama.cpp PR #14939 (GLM-4.5 support, 2025-08) moved them under ``nextn.``: old -> new
+_OLD_NAMES = {
+    "eh_proj": "nextn.eh_proj",
+    "embed_tokens": "nextn.embed_tokens",
+    "enorm": "nextn.enorm",
+    "hnorm": "nextn.hnorm",
+    "shared_head.head": "nextn.shared_head_head",
+    "shared_head.norm": "nextn.shared_head_norm",
+}
+_OLD = re.compile(rf"^blk\.(?P<bid>\d+)\.(?P<part>{'|'.join(re.escape(k) for k in _OLD_NAMES)})\.weight$")
+
+
+def head_blocks(g: GgufFile) -> range:
+    """The blocks llama.cpp counts as the NextN head of ``g`` (the last ``nextn_predict_layers`` of ``block_count``),
+    which a target step does not run (``n_layer = n_layer_all - n_layer_nextn``); empty outside
+    :data:`NEXTN_ARCHITECTURES`."""
+    n, k = g.arch_int("block_count"), g.arch_int("nextn_predict_layers")
+    if g.architecture not in NEXTN_ARCHITECTURES or not n or not k or not 0 < k < n:
+        return range(0)
+    return range(n - k, n)
 
 
 def _key_fix(g: GgufFile, key: str, value: int) -> str:
@@ -74,6 +105,20 @@ def _layers(g: GgufFile, variant: str, rule: str, blocks: list[int], facts: dict
     )
 
 
+def _old_names(names: set[str], declared: int | None) -> list[Finding]:
+    """``LLAMACPP_NEXTN_TENSORS/old-names`` when the head is stored under its names from before llama.cpp PR #14939
+    (no loader creates them: the file is refused)."""
+    old = sorted(name for name in names if _OLD.match(name))
+    m = _OLD.match(old[0]) if old else None
+    if m is None:
+        return []
+    renamed = f"blk.{m['bid']}.{_OLD_NAMES[m['part']]}.weight"
+    details = {"rule": "old-names", "old_names": old, "nextn_predict_layers": declared}
+    return [
+        finding("LLAMACPP_NEXTN_TENSORS/old-names", tensor=old[0], renamed=renamed, count=len(old), details=details)
+    ]
+
+
 def nextn_head(g: GgufFile) -> list[Finding]:
     """``LLAMACPP_NEXTN_LAYERS`` / ``LLAMACPP_NEXTN_TENSORS`` for a target in :data:`NEXTN_ARCHITECTURES` (see the
     module docstring): ``/undeclared`` or ``/unwritten`` (ERROR: ``nextn.*`` tensors in a trunk block, the file is
@@ -90,14 +135,17 @@ def nextn_head(g: GgufFile) -> list[Finding]:
     facts: dict[str, Any] = {"block_count": n, "nextn_predict_layers": g.arch_int("nextn_predict_layers")}
     facts["nextn_blocks"] = heads
     trunk = n - k
+    if old := _old_names(names, facts["nextn_predict_layers"]):
+        return old
     if below := [b for b in heads if b < trunk]:
         return [_layers(g, "undeclared" if key in g.metadata else "unwritten", "undeclared", below, facts)]
     probe = f"blk.{trunk}.nextn.eh_proj.weight"
     if not k or probe not in names:
-        if dropped := [b for b in range(trunk, n) if b not in heads]:
+        stored = {int(m["bid"]) for name in names if (m := _BLOCK.match(name))}
+        if dropped := [b for b in range(trunk, n) if b in stored and b not in heads]:
             return [_layers(g, "trunk", "trunk", dropped, facts)]
-        details: dict[str, Any] = {"rule": "no-head", "missing": [probe], "nextn_predict_layers": k}
-        return [finding("LLAMACPP_NEXTN_TENSORS/no-head", tensor=probe, kname=key, k=k, details=details)] if k else []
+        nohead = {"rule": "no-head", "missing": [probe], "nextn_predict_layers": k}
+        return [finding("LLAMACPP_NEXTN_TENSORS/no-head", tensor=probe, kname=key, k=k, details=nohead)] if k else []
     missing = [f"blk.{b}.nextn.{t}.weight" for b in range(trunk, n) for t in REQUIRED]
     if not (missing := [m for m in missing if m not in names]):
         return []
