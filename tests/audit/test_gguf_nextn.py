@@ -295,3 +295,19 @@ def test_the_head_blocks_are_not_counted_in_a_target_step(tmp_path: Path) -> Non
     assert (trunk_only["draft_bytes_per_step"], trunk_only["draft_rule"]) == (0, None)
     note = "NextN head blocks 2..2 (glm4moe.nextn_predict_layers = 1): not run by a target step; a draft-mtp step's"
     assert f"{note} bytes are not counted" in with_head["notes"]
+
+
+def test_a_pair_judges_the_head_of_each_side(tmp_path: Path) -> None:
+    # the draft is loaded by the same model loader (llama-server --model-draft): a draft whose head block lacks
+    # nextn.hnorm is refused as the target would be. Before: only the pair's vocabulary rules ran (the target's head
+    # and the draft's were not read)
+    target = glm4moe(tmp_path / "t.gguf", drop=("blk.2.nextn.enorm.weight",))
+    draft = glm4moe(tmp_path / "d.gguf", drop=("blk.2.nextn.hnorm.weight",))
+    out = CliRunner().invoke(app, ["audit", str(target), "--draft", str(draft), "-f", "json"])
+    assert out.exit_code == 1
+    found = [(f["code"], f["file"], f["tensor"]) for f in json.loads(out.stdout)["findings"]]
+    assert found == [
+        ("LLAMACPP_NEXTN_TENSORS", "target", "blk.2.nextn.enorm.weight"),
+        ("LLAMACPP_NEXTN_TENSORS", "draft", "blk.2.nextn.hnorm.weight"),
+        ("LLAMACPP_DRAFT_TYPE_AUTO", "draft", None),  # its last block stores nextn.eh_proj: draft-mtp
+    ]

@@ -197,7 +197,7 @@ def audit_gguf(target: str | os.PathLike[str] | object, *, draft: str | os.PathL
         findings += (
             llama + auto_type(d) + eagle3_layers(g, d) + dflash_layers(d) + unknown_pre(("target", g), ("draft", d))
         )
-        findings += unknown_architecture(("target", g), ("draft", d)) + nextn_head(g)
+        findings += unknown_architecture(("target", g), ("draft", d)) + nextn_head(g) + nextn_head(d, "draft")
         dc = gguf_census(d, as_draft=True)
         tb = census.target_bytes_per_token
         census = replace(

@@ -26,6 +26,7 @@ this one's rule.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from specscope.audit.catalog import finding
@@ -119,12 +120,18 @@ def _old_names(names: set[str], declared: int | None) -> list[Finding]:
     ]
 
 
-def nextn_head(g: GgufFile) -> list[Finding]:
+def nextn_head(g: GgufFile, side: str = "target") -> list[Finding]:
     """``LLAMACPP_NEXTN_LAYERS`` / ``LLAMACPP_NEXTN_TENSORS`` for a target in :data:`NEXTN_ARCHITECTURES` (see the
     module docstring): ``/undeclared`` or ``/unwritten`` (ERROR: ``nextn.*`` tensors in a trunk block, the file is
     refused), ``/trunk`` (ERROR: a block the key counts as head stores no head, the model runs without it),
     ``/missing`` (ERROR: a required head tensor absent, the file is refused), ``/no-head`` (WARNING: the first head
-    block has no ``eh_proj``, the model loads with no head)."""
+    block has no ``eh_proj``, the model loads with no head), ``/old-names`` (ERROR). ``side`` (``target`` or
+    ``draft``: llama-server loads a ``--model-draft`` file with the same loader) is the findings' ``file``."""
+    return [replace(f, file=side) for f in _judge(g)]
+
+
+def _judge(g: GgufFile) -> list[Finding]:
+    """:func:`nextn_head`'s findings, with no side."""
     n = g.arch_int("block_count")
     if g.architecture not in NEXTN_ARCHITECTURES or not n:
         return []
