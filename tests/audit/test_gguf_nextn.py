@@ -311,3 +311,15 @@ def test_a_pair_judges_the_head_of_each_side(tmp_path: Path) -> None:
         ("LLAMACPP_NEXTN_TENSORS", "draft", "blk.2.nextn.hnorm.weight"),
         ("LLAMACPP_DRAFT_TYPE_AUTO", "draft", None),  # its last block stores nextn.eh_proj: draft-mtp
     ]
+
+
+def test_a_key_past_block_count_aborts_the_loader(tmp_path: Path) -> None:
+    # before: LLAMACPP_NEXTN_LAYERS/trunk ("loads with -2 of its 3 blocks"); engine: "GGML_ASSERT(hparams.n_layer_nextn
+    # <= hparams.n_layer_all) failed" (src/llama-model.cpp; the process aborts)
+    code, found = _audit(glm4moe(tmp_path / "t.gguf", key=5))
+    assert code == 1
+    assert [(f["code"], f["severity"]) for f in found] == [("LLAMACPP_NEXTN_LAYERS", "error")]
+    (f,) = found
+    assert "GGML_ASSERT(hparams.n_layer_nextn <= hparams.n_layer_all) failed" in f["message"]
+    assert f["details"] == {"rule": "count", "block_count": 3, "nextn_predict_layers": 5, "nextn_blocks": [2]}
+    assert f"gguf-set-metadata --force {tmp_path / 't.gguf'} glm4moe.nextn_predict_layers 1" in f["fix"]

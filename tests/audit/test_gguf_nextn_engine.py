@@ -42,7 +42,7 @@ def _engine(path: Path) -> tuple[bool, str]:
     """(loaded, the engine's log) for the GGUF at ``path``."""
     out = subprocess.run([sys.executable, "-c", _LOAD, str(path)], capture_output=True, text=True, timeout=HANG_S)
     log = out.stderr
-    assert "LOADED" in log or "REFUSED" in log, log[-2000:]
+    assert "LOADED" in log or "REFUSED" in log or out.returncode != 0, log[-2000:]  # refused, or aborted
     return "LOADED" in log, log
 
 
@@ -91,6 +91,12 @@ CASES = [
         False,
         "wrong number of tensors; expected 53, got 49",
         [("LLAMACPP_NEXTN_TENSORS", Severity.ERROR, "old-names")],
+    ),
+    (
+        {"key": 5},
+        False,
+        "GGML_ASSERT(hparams.n_layer_nextn <= hparams.n_layer_all) failed",
+        [("LLAMACPP_NEXTN_LAYERS", Severity.ERROR, "count")],
     ),
     (
         {"key": 2},

@@ -16,6 +16,8 @@ optional). Which of them the embedded engine (xllamacpp 2026.10.11549) requires 
 - a head block that stores tensors but no ``nextn.*`` one is a trunk block the loader skips: the model loads and runs
   short; a head block that stores nothing (a head the converter was given no weights for, llama.cpp issue #21172)
   costs no trunk block: the model loads with no head;
+- ``nextn_predict_layers`` above ``block_count``: "GGML_ASSERT(hparams.n_layer_nextn <= hparams.n_layer_all) failed"
+  (src/llama-model.cpp: the process aborts);
 - the head under the names the converter wrote before llama.cpp PR #14939 renamed them (``blk.N.eh_proj.weight``, no
   ``nextn.``) is created by nobody: "wrong number of tensors" (the file is refused).
 
@@ -91,7 +93,9 @@ def _layers(g: GgufFile, variant: str, rule: str, blocks: list[int], facts: dict
     n, k, heads = facts["block_count"], facts["nextn_predict_layers"] or 0, facts["nextn_blocks"]
     key = f"{g.architecture}.nextn_predict_layers"
     right = n - heads[0] if heads else 0  # the trailing blocks that store a head, as the converter counts them
-    details = {"rule": rule, **facts, f"trunk_blocks_{'dropped' if rule == 'trunk' else 'with_nextn'}": blocks}
+    details = {"rule": rule, **facts}
+    if rule != "count":
+        details[f"trunk_blocks_{'dropped' if rule == 'trunk' else 'with_nextn'}"] = blocks
     fix = _key_fix(g, key, right)
     return finding(
         f"LLAMACPP_NEXTN_LAYERS/{variant}",
@@ -121,12 +125,13 @@ def _old_names(names: set[str], declared: int | None) -> list[Finding]:
 
 
 def nextn_head(g: GgufFile, side: str = "target") -> list[Finding]:
-    """``LLAMACPP_NEXTN_LAYERS`` / ``LLAMACPP_NEXTN_TENSORS`` for a target in :data:`NEXTN_ARCHITECTURES` (see the
+    """``LLAMACPP_NEXTN_LAYERS`` / ``LLAMACPP_NEXTN_TENSORS`` for a file in :data:`NEXTN_ARCHITECTURES` (see the
     module docstring): ``/undeclared`` or ``/unwritten`` (ERROR: ``nextn.*`` tensors in a trunk block, the file is
-    refused), ``/trunk`` (ERROR: a block the key counts as head stores no head, the model runs without it),
-    ``/missing`` (ERROR: a required head tensor absent, the file is refused), ``/no-head`` (WARNING: the first head
-    block has no ``eh_proj``, the model loads with no head), ``/old-names`` (ERROR). ``side`` (``target`` or
-    ``draft``: llama-server loads a ``--model-draft`` file with the same loader) is the findings' ``file``."""
+    refused), ``/count`` (ERROR: the key past ``block_count``, the loader aborts), ``/trunk`` (ERROR: a block the
+    key counts as head stores no head, the model runs without it), ``/missing`` (ERROR: a required head tensor
+    absent, the file is refused), ``/no-head`` (WARNING: the first head block has no ``eh_proj``, the model loads
+    with no head), ``/old-names`` (ERROR). ``side`` (``target`` or ``draft``: llama-server loads a ``--model-draft``
+    file with the same loader) is the findings' ``file``."""
     return [replace(f, file=side) for f in _judge(g)]
 
 
@@ -144,6 +149,8 @@ def _judge(g: GgufFile) -> list[Finding]:
     trunk = n - k
     if old := _old_names(names, facts["nextn_predict_layers"]):
         return old
+    if k > n:
+        return [_layers(g, "count", "count", [], facts)]
     if below := [b for b in heads if b < trunk]:
         return [_layers(g, "undeclared" if key in g.metadata else "unwritten", "undeclared", below, facts)]
     probe = f"blk.{trunk}.nextn.eh_proj.weight"
