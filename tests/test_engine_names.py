@@ -94,7 +94,11 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "workload/userfile.py": (2, 0, CENSUS),  # the --drop-bad-rows fix names the readers that skip such rows (the
     # GuideLLM column check no longer names vllm.custom: census FIELD_USE declares every layout's fields, issue 36)
     "bench/workload_rows.py": (1, 0, PROSE),
-    "audit/gguf_audit.py": (5, 0, AUDIT),  # +1: imports rules_llamacpp_types (gguf61)
+    "audit/gguf_audit.py": (
+        6,
+        0,
+        AUDIT,
+    ),  # +1: imports rules_llamacpp_types (gguf61); +1: rules_llamacpp_nextn (gguf62)
     "audit/rules_shapes.py": (3, 0, AUDIT),
     "audit/census.py": (2, 0, AUDIT),
     "audit/rules_quant.py": (2, 0, AUDIT),
@@ -106,6 +110,9 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     # the llama.cpp speculative type of a GGUF draft and the draft-eagle3 layer rule (gguf61): finding codes and the
     # type names, as rules_llamacpp.py names its rule
     "audit/rules_llamacpp_types.py": (6, 0, AUDIT),  # +1: LLAMACPP_DFLASH_LAYERS (aud62)
+    # a GGUF target's NextN head as llama.cpp's loader reads it (gguf62): four finding-code literals, the two
+    # fixes naming llama.cpp's converter and its gguf-py script, and the census's draft-mtp bytes rule
+    "audit/rules_llamacpp_nextn.py": (7, 0, AUDIT),
     "audit/rules_vocab.py": (1, 0, AUDIT),
     "checkpoint/source.py": (2, 0, AUDIT),
     "checkpoint/gguf_file.py": (3, 0, AUDIT),  # +2: a ggml tensor type llama.cpp's gguf reader refuses (gguf61)

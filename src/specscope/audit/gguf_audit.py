@@ -27,6 +27,7 @@ from specscope.audit.rules_llamacpp import (
     unknown_pre,
     unloadable,
 )
+from specscope.audit.rules_llamacpp_nextn import HEAD_RULE, head_blocks, nextn_head
 from specscope.audit.rules_llamacpp_types import auto_type, dflash_layers, eagle3_layers, split_mtp_hint
 from specscope.audit.rules_vocab import compare_tokenizers
 from specscope.checkpoint.gguf_file import GgufFile, is_gguf_path, read_gguf
@@ -69,10 +70,14 @@ def gguf_census(g: GgufFile, *, as_draft: bool = False) -> ByteCensus:
     by_type: dict[str, int] = {}
     step = 0.0
     embed_bytes, embed_rows, head_bytes = 0, 1, 0
+    head = {f"blk.{b}." for b in ([] if as_draft else head_blocks(g))}
     for t in g.tensors:
-        grp = _group(t.name)
+        in_head = bool(head) and t.name.startswith(tuple(head))
+        grp = "mtp_draft" if in_head else _group(t.name)
         by_group[grp] += t.nbytes
         by_type[t.type] = by_type.get(t.type, 0) + t.nbytes
+        if in_head:
+            continue
         if grp == "embeddings":
             embed_bytes, embed_rows = t.nbytes, (t.shape[1] if len(t.shape) > 1 else 1)
             step += t.nbytes if tied else t.nbytes / embed_rows
@@ -83,18 +88,26 @@ def gguf_census(g: GgufFile, *, as_draft: bool = False) -> ByteCensus:
     notes = ["tied embeddings: token_embd is read whole as the output matrix each step"] if tied else []
     if moe != 1.0:
         notes.append(f"MoE experts counted at {used}/{count} of their bytes")
+    if head:
+        blocks = head_blocks(g)
+        notes.append(
+            f"NextN head blocks {blocks[0]}..{blocks[-1]} ({g.architecture}.nextn_predict_layers = {len(blocks)}): "
+            "not run by a target step; a draft-mtp step's bytes are not counted"
+        )
     per = int(round(step))
     return ByteCensus(
         total_bytes=total,
         bytes_by_group=by_group,
         bytes_by_dtype=dict(sorted(by_type.items())),
         target_bytes_per_token=None if as_draft else per,
-        draft_bytes_per_step=per if as_draft else 0,
-        draft_share=None if as_draft else 0.0,
+        draft_bytes_per_step=per if as_draft else None if head else 0,
+        draft_share=None if as_draft or head else 0.0,
         notes=notes,
         draft_rule="llama.cpp draft model (--model-draft): every layer once per step, one token_embd row, the output "
         "matrix (token_embd when tied)"
         if as_draft
+        else HEAD_RULE
+        if head
         else None,
         lm_head_bytes=embed_bytes if tied else head_bytes,
         embedding_row_bytes=int(round(embed_bytes / embed_rows)) if embed_bytes else 0,
@@ -184,7 +197,7 @@ def audit_gguf(target: str | os.PathLike[str] | object, *, draft: str | os.PathL
         findings += (
             llama + auto_type(d) + eagle3_layers(g, d) + dflash_layers(d) + unknown_pre(("target", g), ("draft", d))
         )
-        findings += unknown_architecture(("target", g), ("draft", d))
+        findings += unknown_architecture(("target", g), ("draft", d)) + nextn_head(g) + nextn_head(d, "draft")
         dc = gguf_census(d, as_draft=True)
         tb = census.target_bytes_per_token
         census = replace(
@@ -196,4 +209,5 @@ def audit_gguf(target: str | os.PathLike[str] | object, *, draft: str | os.PathL
         )
     else:
         findings += unloadable(("target", g)) + unknown_pre(("target", g)) + unknown_architecture(("target", g))
+        findings += nextn_head(g)
     return AuditReport(str(target), by_severity(findings), census, facts)
