@@ -61,3 +61,51 @@ def test_aiperf_errors_all_counted_gives_no_note():
     """``error_summary`` and ``error_request_count`` agreeing: the count, and nothing said."""
     got = aiperf_export.parse(_duration_run(2, 0))
     assert got.facts["failed"] == 2 and not any("error_summary" in n for n in got.notes), got.notes
+
+
+def _sliced_run(tmp_path, slice_durations: list[float]):
+    """A time-sliced AIPerf run's folder as TimesliceJsonExporter and MetricsJsonExporter write it
+    (src/aiperf/exporters/timeslice_json_exporter.py @516594e9): ``profile_export_aiperf.json`` (the run: its window
+    1.629 s, benchmark_duration 1.609 s) and ``timeslices/profile_export_aiperf_N.json`` per slice, each with the
+    run's ``input_config`` (``output.slice_duration`` 0.9 s) and the slice's ``benchmark_duration`` from
+    ``slice_durations``."""
+    doc = json.loads((IMPORTS / "aiperf_base_r0.json").read_text())
+    doc["input_config"]["output"] = {"slice_duration": 0.9}
+    (tmp_path / "run" / "timeslices").mkdir(parents=True)
+    (tmp_path / "run" / "profile_export_aiperf.json").write_text(json.dumps(doc))
+    for n, secs in enumerate(slice_durations):
+        doc["benchmark_duration"]["avg"] = secs
+        (tmp_path / "run" / "timeslices" / f"profile_export_aiperf_{n}.json").write_text(json.dumps(doc))
+    return tmp_path / "run"
+
+
+def test_aiperf_slice_spanning_nearly_the_whole_run_is_refused_by_where_aiperf_wrote_it(
+    tmp_path, capsys, monkeypatch
+):
+    """A slice's file holds the run's own keys, ``input_config``, ``error_summary`` and ``start_time`` /
+    ``end_time`` (base_json_exporter.py @516594e9), and a slice whose requests started before its epoch-aligned
+    boundary may end as late as the run's last response: its benchmark_duration (1.6 s here against the run's
+    1.609 s) cannot tell it from the run, and it was imported as the run with the time-sliced warning. AIPerf writes
+    every slice as ``timeslices/{stem}_{N}.json`` beside the run's ``{stem}.json``: a file so named in a
+    ``timeslices`` folder is a slice, refused naming the run's file."""
+    run = _sliced_run(tmp_path, [1.6, 0.05])
+    code, text = _import(
+        tmp_path, capsys, monkeypatch, run / "timeslices" / "profile_export_aiperf_0.json", "--config", "b",
+        "--out", tmp_path / "r",
+    )
+    assert code == 2 and not (tmp_path / "r").exists(), text
+    assert "time slice 0 of an AIPerf run" in text, text
+    assert f"import {run / 'profile_export_aiperf.json'} (the whole run)" in text, text
+
+
+def test_aiperf_run_beside_its_timeslices_folder_imports_without_the_look_alike_warning(
+    tmp_path, capsys, monkeypatch
+):
+    """The run's summary beside the ``timeslices`` folder that holds its slices is the run, by where AIPerf wrote
+    it: imported, with no warning that it might be a slice."""
+    run = _sliced_run(tmp_path, [1.6, 0.05])
+    code, text = _import(
+        tmp_path, capsys, monkeypatch, run / "profile_export_aiperf.json", "--config", "b", "--out", tmp_path / "r"
+    )
+    assert code == 0 and "b/main/c" in text, text
+    assert "time-sliced" not in text, text

@@ -30,6 +30,10 @@ length are derived from them (Σaccepted / Σdrafted, 1 + Σaccepted / Σsteps: 
 ``spec_decode_overall_draft_acceptance_rate`` and ``spec_decode_token_weighted_acceptance_length``; its
 ``spec_decode_acceptance_length`` and ``spec_decode_draft_acceptance_rate`` are means of per-request means, not read).
 
+Failures are ``error_request_count``, else ``error_summary``'s counts; with ``loadgen.benchmark_duration`` the
+errors after the duration plus its grace period, in ``error_summary`` alone, are left out and named (:func:`_failed`).
+A time slice's summary is told from the run's by where AIPerf wrote it (:mod:`specscope.importers.aiperf_slices`).
+
 The cell's duration is ``benchmark_duration``: AIPerf 0.10.0's ``output_token_throughput`` equals
 ``total_osl / benchmark_duration``; 0.13.0's does not (285.0 against 192 / 0.6545 s = 293.4 tok/s in
 tests/data/imports/aiperf_spec_r0.json: another window, not named in the file), so the figure derived here is the
@@ -61,7 +65,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from specscope.errors import ConfigError
-from specscope.importers.aiperf_slices import refuse_slice, sliced_note
 from specscope.importers.record import (
     Imported,
     Load,
@@ -391,7 +394,6 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         "not_recorded": ["per-request arrays (in profile_export.jsonl, not read)"],
     }
     facts["failed"], late = _failed(doc, _count(doc, "error_request_count"))
-    refuse_slice(doc, facts["duration_s"])
     _spec(doc, facts)
     in_flight = _metric(doc, "effective_concurrency")
     mean_in_flight = num(in_flight, "avg") if in_flight is not None and in_flight["unit"] == "requests" else None
@@ -420,5 +422,5 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         facts,
         str(workload) if workload else None,
         model_of(cfg),
-        notes + late + ramp_notes(cfg) + sliced_note(doc) + warning_notes(unread),
+        notes + late + ramp_notes(cfg) + warning_notes(unread),
     )

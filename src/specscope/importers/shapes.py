@@ -17,7 +17,7 @@ from typing import Any
 
 from specscope import strictjson
 from specscope.errors import ConfigError
-from specscope.importers import aiperf_export, aiperf_records, guidellm_report, peers, sglang_serving, vllm_serve
+from specscope.importers import aiperf_export, aiperf_records, aiperf_slices, guidellm_report, peers, sglang_serving, vllm_serve
 from specscope.importers.record import BadFigure, Imported, spelled
 from specscope.readfile import FileKind, read_user_bytes_and_text
 from specscope.stats.imported import COMPLETED_NOT_RECORDED
@@ -39,7 +39,8 @@ _RESULT_FILE = FileKind(
 class Shape:
     """A result format: its ``name``, the ``tool`` that writes it, its source, and its reader (one record per
     document, or with ``parse_all`` several: a GuideLLM report holds one benchmark per level; or with ``parse_file``
-    one for the whole file: AIPerf's per-request export holds one request per line)."""
+    one for the whole file: AIPerf's per-request export holds one request per line); ``vet``, when set, judges each
+    record with the file's path (where the tool wrote it: AIPerf's per-slice summaries, :mod:`aiperf_slices`)."""
 
     name: str
     tool: str
@@ -48,12 +49,14 @@ class Shape:
     parse: Callable[[Mapping[str, Any]], Imported] | None = None
     parse_all: Callable[[Mapping[str, Any]], list[Imported]] | None = None
     parse_file: Callable[[Path, list[Mapping[str, Any]]], Imported] | None = None
+    vet: Callable[[Path, Mapping[str, Any], Imported], Imported] | None = None
 
-    def records(self, doc: Mapping[str, Any]) -> list[Imported]:
+    def records(self, doc: Mapping[str, Any], path: Path) -> list[Imported]:
         if self.parse_all is not None:
             return self.parse_all(doc)
         assert self.parse is not None  # every shape has one of the two
-        return [self.parse(doc)]
+        rec = self.parse(doc)
+        return [rec if self.vet is None else self.vet(path, doc, rec)]
 
 
 SHAPES: tuple[Shape, ...] = (
@@ -71,6 +74,7 @@ SHAPES: tuple[Shape, ...] = (
         "src/aiperf/exporters/metrics_json_exporter.py",
         aiperf_export.recognise,
         aiperf_export.parse,
+        vet=aiperf_slices.vet,
     ),
     Shape(
         aiperf_records.SHAPE,
@@ -191,7 +195,7 @@ def read_records(path: Path) -> list[Imported]:
             hints = peers.document_hint(doc) or _near_miss(doc)
             raise _unknown(path, f"record {i}: {keys or 'an empty object'}{hints}")
         try:
-            records = shape.records(doc) if shape.parse_file is None else [_whole_file(path, docs, shape)]
+            records = shape.records(doc, path) if shape.parse_file is None else [_whole_file(path, docs, shape)]
         except ConfigError as exc:  # a reader's refusal (no level to name): said with the file and record
             raise ConfigError(
                 f"{path} record {i} ({shape.name}): {exc.message}", found=exc.found, expected=exc.expected, fix=exc.fix
