@@ -79,9 +79,7 @@ def _sliced_run(tmp_path, slice_durations: list[float]):
     return tmp_path / "run"
 
 
-def test_aiperf_slice_spanning_nearly_the_whole_run_is_refused_by_where_aiperf_wrote_it(
-    tmp_path, capsys, monkeypatch
-):
+def test_aiperf_slice_spanning_nearly_the_whole_run_is_refused_by_where_aiperf_wrote_it(tmp_path, capsys, monkeypatch):
     """A slice's file holds the run's own keys, ``input_config``, ``error_summary`` and ``start_time`` /
     ``end_time`` (base_json_exporter.py @516594e9), and a slice whose requests started before its epoch-aligned
     boundary may end as late as the run's last response: its benchmark_duration (1.6 s here against the run's
@@ -90,17 +88,21 @@ def test_aiperf_slice_spanning_nearly_the_whole_run_is_refused_by_where_aiperf_w
     ``timeslices`` folder is a slice, refused naming the run's file."""
     run = _sliced_run(tmp_path, [1.6, 0.05])
     code, text = _import(
-        tmp_path, capsys, monkeypatch, run / "timeslices" / "profile_export_aiperf_0.json", "--config", "b",
-        "--out", tmp_path / "r",
+        tmp_path,
+        capsys,
+        monkeypatch,
+        run / "timeslices" / "profile_export_aiperf_0.json",
+        "--config",
+        "b",
+        "--out",
+        tmp_path / "r",
     )
     assert code == 2 and not (tmp_path / "r").exists(), text
     assert "time slice 0 of an AIPerf run" in text, text
     assert f"import {run / 'profile_export_aiperf.json'} (the whole run)" in text, text
 
 
-def test_aiperf_run_beside_its_timeslices_folder_imports_without_the_look_alike_warning(
-    tmp_path, capsys, monkeypatch
-):
+def test_aiperf_run_beside_its_timeslices_folder_imports_without_the_look_alike_warning(tmp_path, capsys, monkeypatch):
     """The run's summary beside the ``timeslices`` folder that holds its slices is the run, by where AIPerf wrote
     it: imported, with no warning that it might be a slice."""
     run = _sliced_run(tmp_path, [1.6, 0.05])
@@ -109,3 +111,84 @@ def test_aiperf_run_beside_its_timeslices_folder_imports_without_the_look_alike_
     )
     assert code == 0 and "b/main/c" in text, text
     assert "time-sliced" not in text, text
+
+
+#: genai-bench's ExperimentMetadata (genai_bench/protocol.py @025cf1c6) as cli.py writes it, the values ours
+_META = {
+    "cmd": "genai-bench --api-backend openai --api-base http://127.0.0.1:8000 --task text-to-text "
+    "--num-concurrency 4 --execution-engine locust --distribution exponential --max-time-per-run 1",
+    "benchmark_version": "0.0.3",
+    "api_backend": "openai",
+    "api_model_name": "qwen3-8b",
+    "model": "qwen3-8b",
+    "task": "text-to-text",
+    "num_concurrency": [4],
+    "iteration_type": "num_concurrency",
+    "traffic_scenario": ["D(512,128)"],
+    "max_time_per_run_s": 60,
+    "max_requests_per_run": 64,
+    "experiment_folder_name": "/tmp/exp",
+    "metrics_time_unit": "s",
+}
+RUN_NAME = "D_512_128_text-to-text_num_concurrency_{level}_time_60s.json"
+
+
+def _experiment(tmp_path, cmd: str | None = None, unit: str = "s", level: str = "4"):
+    """A genai-bench experiment folder (cli.py @025cf1c6): experiment_metadata.json and one run file, the run being
+    tests/data/imports/peers/genai_bench_concurrency_4.json with the ``_time_unit`` AggregatedMetricsCollector.save
+    writes (its ttft and tpot stats times 1000 for ms, as TimeUnitConverter converts them)."""
+    folder = tmp_path / "exp"
+    folder.mkdir(parents=True)
+    meta = {**_META, "metrics_time_unit": unit, **({"cmd": cmd} if cmd else {})}
+    (folder / "experiment_metadata.json").write_text(json.dumps(meta))
+    run = json.loads((IMPORTS / "peers" / "genai_bench_concurrency_4.json").read_text())
+    run["_time_unit"] = unit
+    if unit == "ms":
+        for field in ("ttft", "tpot", "e2e_latency", "output_latency"):
+            run["aggregated_metrics"]["stats"][field] = {
+                k: v * 1000 for k, v in run["aggregated_metrics"]["stats"][field].items()
+            }
+    run["aggregated_metrics"]["num_concurrency"] = float(level) if "." in level else int(level)
+    (folder / RUN_NAME.format(level=level)).write_text(json.dumps(run))
+    return folder
+
+
+def test_genai_bench_experiment_folder_imports_each_run_with_its_unit(tmp_path, capsys, monkeypatch):
+    """A genai-bench experiment folder: each run file's aggregated_metrics (metrics.py, aggregated_metrics_collector.py
+    @025cf1c6): run_duration 30 s, 64 completed, 0 errors, 8192 output tokens (stats.num_output_tokens.sum), TTFT
+    p50 0.05 s and TPOT p50 0.02 s in its ``_time_unit`` (ms: 50 and 20), at num_concurrency 4 of a locust run
+    (the metadata's cmd: a closed loop of 4)."""
+    from specscope.importers import read_records
+
+    for unit in ("s", "ms"):
+        (rec,) = read_records(_experiment(tmp_path / unit, unit=unit))
+        assert rec.load.concurrency == 4 and rec.load.rate_per_s is None, rec.load
+        f = rec.facts
+        assert (f["duration_s"], f["completed"], f["failed"], f["output_tokens"]) == (30.0, 64, 0, 8192), f
+        assert abs(f["ttft_p50_s"] - 0.05) < 1e-12 and abs(f["tpot_p50_s"] - 0.02) < 1e-12, f
+        assert f["file"] == "exp/" + RUN_NAME.format(level="4") and f["record"] == 1 and rec.notes == (), rec
+    code, text = _import(
+        tmp_path, capsys, monkeypatch, tmp_path / "s" / "exp", "--config", "b", "--out", tmp_path / "r"
+    )
+    assert code == 0 and "b/D(512_128)/c4/r0" in text and "genai-bench benchmark" in text, text
+
+
+def test_genai_bench_open_loop_level_is_its_qps_told_by_the_experiments_command(tmp_path):
+    """The async engine's open loop stores its QPS in num_concurrency under the same file name (cli.py @025cf1c6
+    ``set_run_metadata(iteration=QPS, iteration_type="num_concurrency")``): the metadata's cmd (``--execution-engine
+    async --qps-level 0.5 --distribution constant``) makes it a rate of 0.5 req/s, constant arrivals."""
+    from specscope.importers import read_records
+
+    cmd = "genai-bench --task text-to-text --execution-engine async --qps-level 0.5 --distribution constant"
+    (rec,) = read_records(_experiment(tmp_path, cmd=cmd, level="0.5"))
+    assert (rec.load.rate_per_s, rec.load.arrival, rec.load.concurrency) == (0.5, "constant", None), rec.load
+
+
+def test_genai_bench_lone_run_file_is_refused_naming_the_folder(tmp_path, capsys, monkeypatch):
+    """A run file alone holds its time unit (``_time_unit``) but not whether num_concurrency is streams or a QPS:
+    refused, naming the experiment folder to pass instead."""
+    folder = _experiment(tmp_path)
+    run = folder / RUN_NAME.format(level="4")
+    code, text = _import(tmp_path, capsys, monkeypatch, run, "--config", "b", "--out", tmp_path / "r")
+    assert code == 2 and not (tmp_path / "r").exists(), text
+    assert "pass the experiment folder (the one holding experiment_metadata.json)" in text, text

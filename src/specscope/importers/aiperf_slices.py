@@ -14,11 +14,11 @@ its last request ending with the run's last response) has the run's window and n
 wrote it does (:func:`vet`): ``{artifact_dir}/timeslices/{stem}_{N}.json`` is slice N, refused naming
 ``{artifact_dir}/{stem}.json``; a summary beside a ``timeslices`` folder holding ``{stem}_0.json`` is the run.
 
-A summary found elsewhere (copied or renamed) is judged by its content: a summary whose ``benchmark_duration`` (its requests' first send to last response) falls short of the
-run's window (``end_time - start_time``) by more than half a slice is a slice, refused; the run's summary spans its
-window (within 0.04 s in tests/data/imports/aiperf_*.json). A slice spanning nearly the whole window (a run of two
-slices whose boundary falls near an end) cannot be told from the run: every summary of a time-sliced run that is
-read there is warned about (:func:`sliced_note`).
+A summary found elsewhere (copied or renamed) is judged by its content: a summary whose ``benchmark_duration`` (its
+requests' first send to last response) falls short of the run's window (``end_time - start_time``) by more than half
+a slice is a slice, refused; the run's summary spans its window (within 0.04 s in tests/data/imports/aiperf_*.json).
+A slice spanning nearly the whole window cannot be told from the run so: every such summary of a time-sliced run
+that is read is warned about (:func:`sliced_note`).
 """
 
 from __future__ import annotations

@@ -56,9 +56,9 @@
   ``decoding_stats`` are percentiles over requests, with no sums to derive the run's rate from;
 - genai-bench's per-run JSON (sgl-project/genai-bench genai_bench/metrics/metrics.py @025cf1c6: ``aggregated_metrics``,
   an ``AggregatedMetrics`` of ``scenario``, ``num_concurrency`` ("or QPS for open-loop mode"), ``run_duration``,
-  the request counts and ``stats`` per field, beside ``individual_request_metrics``): its times are in the
-  experiment's ``metrics_time_unit`` (experiment_metadata.json, another file) and its level a concurrency or a rate
-  by the experiment's traffic, so it is named, not read, until a reader takes both files.
+  the request counts and ``stats`` per field, beside ``individual_request_metrics`` and ``_time_unit``): its level is
+  streams or a QPS by the experiment's command line (experiment_metadata.json, another file), so the file alone is
+  refused naming its experiment folder, which imports (:mod:`specscope.importers.genai_bench`).
 
 - AIPerf's multi-run aggregates (:func:`_aiperf_aggregate`) and a per-request record lacking its start instant
   (:func:`_aiperf_sibling`), moved here from :mod:`specscope.importers.shapes` (imp60).
@@ -213,8 +213,9 @@ def _other_tool(doc: Mapping[str, Any]) -> str:
     if isinstance(agg, Mapping) and "individual_request_metrics" in doc:
         return (
             f"; looks like genai-bench's per-run result (aggregated_metrics, scenario {agg.get('scenario')}, "
-            f"num_concurrency {agg.get('num_concurrency')}): not read by specscope yet (its time unit is in "
-            f"experiment_metadata.json, and num_concurrency is a rate in an open-loop run); {_INSTEAD}"
+            f"num_concurrency {agg.get('num_concurrency')}): num_concurrency is a number of streams, or an async "
+            "open loop's QPS under the same name, and only the experiment's command line in experiment_metadata.json "
+            "tells which; pass the experiment folder (the one holding experiment_metadata.json)"
         )
     return ""
 
