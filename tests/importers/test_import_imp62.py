@@ -192,3 +192,18 @@ def test_genai_bench_lone_run_file_is_refused_naming_the_folder(tmp_path, capsys
     code, text = _import(tmp_path, capsys, monkeypatch, run, "--config", "b", "--out", tmp_path / "r")
     assert code == 2 and not (tmp_path / "r").exists(), text
     assert "pass the experiment folder (the one holding experiment_metadata.json)" in text, text
+
+
+def test_genai_bench_locust_spawn_rate_below_the_level_is_named_as_a_ramp(tmp_path):
+    """The locust engine starts num_concurrency users at ``--spawn-rate`` per second (cli.py @025cf1c6
+    ``environment.runner.start(concurrency, spawn_rate=spawn_rate or concurrency)``): at 0.5 users/s the level of 4
+    is reached after 8 s of the run, named in a warning; imported at its level."""
+    from specscope.importers import read_records
+
+    cmd = _META["cmd"] + " --spawn-rate 0.5"
+    (rec,) = read_records(_experiment(tmp_path, cmd=cmd))
+    assert rec.load.concurrency == 4, rec.load
+    assert rec.notes == (
+        "the load ramped to its level over the first 8 s of the run (the experiment's cmd --spawn-rate 0.5: locust "
+        "starts the 4 users at 0.5 per s): the level was not held for the whole window",
+    ), rec.notes

@@ -23,6 +23,8 @@ tells them: with ``--qps-level`` under the async engine the level is a rate of `
 (``exponential``: Poisson, ``constant``, ``uniform`` on [0, 2/rate]: ``async_runner/open_loop.py``), else
 ``num_concurrency`` streams (the locust engine's users, or the async closed loop). So a lone run file is refused,
 naming the folder to pass (:mod:`specscope.importers.peers`); a ``batch_size`` experiment (embeddings) has no level.
+The locust engine starts the N users at ``--spawn-rate`` per s (unset: N per s): a slower start is a ramp, imported at
+its level with a warning naming it (:func:`_ramp`).
 The metadata's other fields and ``aggregated_metrics``' throughputs, rates and error figures are the tool's own
 derivations or descriptions, left out; a key beside them and the ``stats`` fields of ``MetricStats`` is named in a
 warning.
@@ -117,6 +119,24 @@ def _load(meta: Mapping[str, Any], agg: Mapping[str, Any]) -> Load:
     return Load(concurrency=n if n is not None else 1)
 
 
+def _ramp(meta: Mapping[str, Any], load: Load) -> tuple[str, ...]:
+    """A warning when the locust engine's ``--spawn-rate`` (users per s; unset: all N at once) brought a closed loop
+    of N to its level over more than a second (cli.py @025cf1c6 ``environment.runner.start``)."""
+    cmd = meta.get("cmd")
+    spawn = _option(cmd, "--spawn-rate") if isinstance(cmd, str) else None
+    try:
+        per_s = float(spawn) if spawn is not None else None
+    except ValueError:
+        per_s = None
+    n = load.concurrency
+    if per_s is None or per_s <= 0 or n is None or load.rate_per_s is not None or n / per_s <= 1:
+        return ()
+    return (
+        f"the load ramped to its level over the first {n / per_s:g} s of the run (the experiment's cmd --spawn-rate "
+        f"{spawn}: locust starts the {n} users at {per_s:g} per s): the level was not held for the whole window",
+    )
+
+
 def _stat(agg: Mapping[str, Any], field: str, stat: str, scale: float | None) -> float | None:
     stats = agg.get("stats")
     block = stats.get(field) if isinstance(stats, Mapping) else None
@@ -167,6 +187,6 @@ def parse_run(doc: Mapping[str, Any], meta: Mapping[str, Any]) -> Imported:
     scenario = agg.get("scenario")
     workload = re.sub(r"[/\\,=\s]", "_", str(scenario)) if scenario else None
     model = meta.get("api_model_name") or meta.get("model")
-    return Imported(
-        TOOL, SHAPE, _load(meta, agg), facts, workload, str(model) if model else None, notes=warning_notes(unread)
-    )
+    load = _load(meta, agg)
+    notes = _ramp(meta, load) + warning_notes(unread)
+    return Imported(TOOL, SHAPE, load, facts, workload, str(model) if model else None, notes=notes)
