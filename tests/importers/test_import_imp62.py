@@ -207,3 +207,18 @@ def test_genai_bench_locust_spawn_rate_below_the_level_is_named_as_a_ramp(tmp_pa
         "the load ramped to its level over the first 8 s of the run (the experiment's cmd --spawn-rate 0.5: locust "
         "starts the 4 users at 0.5 per s): the level was not held for the whole window",
     ), rec.notes
+
+
+def test_vllm_bench_sweep_summary_json_imports_its_runs_as_repeats(tmp_path, capsys, monkeypatch):
+    """``vllm bench sweep serve`` (vllm/benchmarks/sweep/serve.py @4fa9174d ``run_comb``) writes each run's
+    ``vllm bench serve --save-result`` file as ``run=N.json`` with ``run_number`` and the combination's overrides
+    added, then the combination's ``summary.json``: a JSON array of those runs. The array was refused ("record 1:
+    list"); its runs are repeats of one combination, imported as such, ``run_number`` known (the overrides, another
+    setting of the server or the client, named as fields not understood)."""
+    doc = json.loads((IMPORTS / "vllm_mtp_r0.json").read_text())
+    runs = [{**doc, "run_number": n} for n in range(2)]
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps(runs))
+    code, text = _import(tmp_path, capsys, monkeypatch, path, "--config", "mtp", "--out", tmp_path / "r")
+    assert code == 0 and "mtp/imported/c2/r0" in text and "mtp/imported/c2/r1" in text, text
+    assert "not understood" not in text, text

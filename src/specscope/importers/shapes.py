@@ -200,6 +200,7 @@ def read_records(path: Path) -> list[Imported]:
     sha = hashlib.sha256(data).hexdigest()
     out: list[Imported] = []
     docs = _documents(path, text)
+    docs = (vllm_serve.sweep_runs(docs[0]) or docs) if len(docs) == 1 else docs
     for i, doc in enumerate(docs, 1):
         shape = next((s for s in SHAPES if s.recognise(doc)), None)
         if shape is None:
