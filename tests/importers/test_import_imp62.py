@@ -222,3 +222,19 @@ def test_vllm_bench_sweep_summary_json_imports_its_runs_as_repeats(tmp_path, cap
     code, text = _import(tmp_path, capsys, monkeypatch, path, "--config", "mtp", "--out", tmp_path / "r")
     assert code == 0 and "mtp/imported/c2/r0" in text and "mtp/imported/c2/r1" in text, text
     assert "not understood" not in text, text
+
+
+def test_vllm_bench_sweep_summary_csv_is_named_with_the_json_to_pass(tmp_path, capsys, monkeypatch):
+    """``vllm bench sweep serve``'s ``summary.csv`` (sweep/serve.py @4fa9174d ``run_combs``: pandas ``to_csv`` of every
+    combination's runs, its index column unnamed, then the result's keys) was refused as "not JSON" with the general
+    words: it is named, with the JSON of each combination to pass instead."""
+    doc = json.loads((IMPORTS / "vllm_mtp_r0.json").read_text())
+    keys = [k for k, v in doc.items() if not isinstance(v, list)]
+    path = tmp_path / "summary.csv"
+    path.write_text(",".join(["", *keys, "run_number"]) + "\n" + ",".join(["0", *(str(doc[k]) for k in keys), "0"]))
+    code, text = _import(tmp_path, capsys, monkeypatch, path, "--config", "mtp", "--out", tmp_path / "r")
+    assert code == 2 and not (tmp_path / "r").exists(), text
+    assert (
+        "this looks like vllm bench sweep serve's summary.csv (every combination's runs, one row each): import each "
+        "combination's summary.json (or its run=N.json files) from its folder beside it"
+    ) in text, text

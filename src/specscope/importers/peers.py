@@ -7,6 +7,9 @@
 - GenAI-Perf's CSV summary ``profile_export_genai_perf.csv``: ``Metric,avg,min,max,p99,p95,p90,p75,p50,p25``
   (``REQUEST_METRICS_HEADER``, its percentiles from p99 down; triton-inference-server/perf_analyzer
   genai-perf/genai_perf/export_data/csv_exporter.py @09628cd6): it opened like AIPerf's and was told to be AIPerf's;
+- ``vllm bench sweep serve``'s ``summary.csv`` (vllm/benchmarks/sweep/serve.py @4fa9174d ``run_combs``: pandas
+  ``to_csv`` of every run of every combination, its index column unnamed, then ``date``... and ``run_number``): each
+  combination's ``summary.json`` (or ``run=N.json``) beside it imports (:mod:`specscope.importers.vllm_serve`);
 - GuideLLM's YAML report (``type_: generative_benchmark``), its 0.7+ CSV (three header rows, the first opening with
   the group ``Run Info``: vllm-project/guidellm src/guidellm/benchmark/outputs/csv.py @53af291c) and its 0.2-0.6 CSV
   (one header row opening ``Type,Run Id,Id,Name``: ``_benchmark_desc_headers_and_values`` of
@@ -97,6 +100,11 @@ def text_hint(text: str) -> str:
         return (
             "; this looks like AIPerf's CSV summary (profile_export_aiperf.csv): import profile_export_aiperf.json "
             "from the same folder"
+        )
+    if first.startswith(",date,") and {"completed", "duration", "run_number"} <= set(first.split(",")):
+        return (
+            "; this looks like vllm bench sweep serve's summary.csv (every combination's runs, one row each): import "
+            "each combination's summary.json (or its run=N.json files) from its folder beside it"
         )
     if "type_: generative_benchmark" in text:
         return "; this looks like GuideLLM's YAML report: save the report as JSON (guidellm --output-path FILE.json)"
