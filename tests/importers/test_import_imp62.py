@@ -148,7 +148,7 @@ def _experiment(tmp_path, cmd: str | None = None, unit: str = "s", level: str = 
             run["aggregated_metrics"]["stats"][field] = {
                 k: v * 1000 for k, v in run["aggregated_metrics"]["stats"][field].items()
             }
-    run["aggregated_metrics"]["num_concurrency"] = float(level) if "." in level else int(level)
+    run["aggregated_metrics"]["num_concurrency"] = float(level)  # AggregatedMetrics.num_concurrency: float
     (folder / RUN_NAME.format(level=level)).write_text(json.dumps(run))
     return folder
 
