@@ -166,12 +166,12 @@ def test_an_aiperf_phase_ramp_is_named(tmp_path, capsys, monkeypatch):
             "token_benchmark_ray.py",
         ),
         # genai-bench's per-run JSON (genai_bench/metrics/metrics.py @025cf1c6: AggregatedMetrics beside
-        # individual_request_metrics); its num_concurrency is a concurrency or a QPS, and its times' unit is in
-        # experiment_metadata.json, not in the file
+        # individual_request_metrics); its num_concurrency is a concurrency or a QPS, which only the experiment's
+        # cmd in experiment_metadata.json tells (imp62: the folder imports, test_import_imp62)
         (
             "genai_bench_concurrency_4.json",
             "genai-bench's per-run result (aggregated_metrics, scenario D(512,128), num_concurrency 4",
-            "not read by specscope yet",
+            "pass the experiment folder (the one holding experiment_metadata.json)",
         ),
     ],
 )

@@ -27,19 +27,25 @@ from specscope.textsafe import shell_word
 
 
 def import_cmd(
-    files: Annotated[list[Path], typer.Argument(metavar="FILE", help="Result files of one config, in repeat order.")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="FILE", help="Result files (or genai-bench experiment folders) of one config, in repeat order."
+        ),
+    ],
     config: ImportConfigOption,
     out: ImportOutOption,
     workload: ImportWorkloadOption = None,
     baseline: ImportBaselineOption = None,
     closed_loop: ImportClosedLoopOption = False,
 ) -> None:
-    """Import other tools' result files (vLLM bench serve, SGLang, AIPerf, GuideLLM) as cells of a run.
+    """Import other tools' result files (vLLM bench serve, SGLang, AIPerf, GuideLLM, genai-bench) as cells of a run.
 
     The result files of `vllm bench serve --save-result` (JSON), SGLang `bench_serving --output-file` (JSONL), AIPerf
     (profile_export_aiperf.json, or its per-request profile_export.jsonl beside it) or GuideLLM (its JSON report) are
-    recognised by content and stored as cells of the run RUN: a file's own concurrency or request rate is the level,
-    several records of one config and level are repeats (paired with the baseline's by order: they were not
+    recognised by content, genai-bench's by its experiment folder (experiment_metadata.json beside one file per run),
+    and stored as cells of the run RUN: a file's own concurrency or request rate is the level, several records of one
+    config and level are repeats (paired with the baseline's by order: they were not
     interleaved). What the tool did not record stays absent and is named; a field none of the tool's releases writes is
     named in a warning on stderr and left out; so is a config's workload and level with no baseline cell to be compared
     with. A config's k (draft tokens per step, advise's k column) is what the file itself records (vLLM's per-position

@@ -30,6 +30,10 @@ length are derived from them (Σaccepted / Σdrafted, 1 + Σaccepted / Σsteps: 
 ``spec_decode_overall_draft_acceptance_rate`` and ``spec_decode_token_weighted_acceptance_length``; its
 ``spec_decode_acceptance_length`` and ``spec_decode_draft_acceptance_rate`` are means of per-request means, not read).
 
+Failures are ``error_request_count``, else ``error_summary``'s counts; with ``loadgen.benchmark_duration`` the
+errors after the duration plus its grace period, in ``error_summary`` alone, are left out and named (:func:`_failed`).
+A time slice's summary is told from the run's by where AIPerf wrote it (:mod:`specscope.importers.aiperf_slices`).
+
 The cell's duration is ``benchmark_duration``: AIPerf 0.10.0's ``output_token_throughput`` equals
 ``total_osl / benchmark_duration``; 0.13.0's does not (285.0 against 192 / 0.6545 s = 293.4 tok/s in
 tests/data/imports/aiperf_spec_r0.json: another window, not named in the file), so the figure derived here is the
@@ -61,7 +65,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from specscope.errors import ConfigError
-from specscope.importers.aiperf_slices import refuse_slice, sliced_note
 from specscope.importers.record import (
     Imported,
     Load,
@@ -281,27 +284,51 @@ def _count(doc: Mapping[str, Any], tag: str, unit: str = "requests") -> int | No
     return None if m is None else count(m.get("avg"), f"{tag}.avg", unit)
 
 
-def _failed(doc: Mapping[str, Any], errors: int | None) -> int | None:
-    """Failed requests: ``error_request_count``, else the counts of ``error_summary`` (empty: none), else unknown.
+def _summary_errors(doc: Mapping[str, Any]) -> int | None:
+    """The errors ``error_summary`` lists (``[{"error_details": ..., "count": N}]``), None when it is absent.
+
+    Raises:
+        BadFigure: an entry whose ``count`` is not a whole number.
+    """
+    summary = doc.get("error_summary")
+    if not isinstance(summary, list):
+        return None
+    return sum(
+        count(e.get("count"), f"error_summary[{i}].count") or 0 for i, e in enumerate(summary) if isinstance(e, Mapping)
+    )
+
+
+def _failed(doc: Mapping[str, Any], errors: int | None) -> tuple[int | None, tuple[str, ...]]:
+    """Failed requests and a note on the errors left out: ``error_request_count``; absent, 0 when the run had a
+    benchmark duration, else the counts of ``error_summary`` (empty: none), else unknown.
 
     AIPerf writes ``error_summary`` always (``ProfileResults.error_summary``, ``default_factory=list``) and lists
     every invalid record in it (``records_manager.py`` @ v0.1.1 and db4f6397: a record is invalid only with an
     ``error``), while ``error_request_count`` exists only once an error record reached the metrics processor
-    (``metric_results_processor.py``): ``[]`` without the count is AIPerf's own zero.
+    (``metric_results_processor.py``): ``[]`` without the count is AIPerf's own zero. With ``--benchmark-duration``
+    (``loadgen.benchmark_duration``, s) a record ending after the duration plus ``benchmark_grace_period`` reaches
+    no metric processor (``_should_include_request_by_duration`` @db4f6397): a late success is in no figure, a late
+    error in ``error_summary`` alone. The window's failures are then ``error_request_count`` (absent: 0); the late
+    errors are named in the note.
 
     Raises:
         BadFigure: an ``error_summary`` entry whose ``count`` is not a whole number.
     """
-    if errors is not None:
-        return errors
-    summary = doc.get("error_summary")
-    if isinstance(summary, list):
-        return sum(
-            count(e.get("count"), f"error_summary[{i}].count") or 0
-            for i, e in enumerate(summary)
-            if isinstance(e, Mapping)
-        )
-    return None
+    listed = _summary_errors(doc)
+    _, lg = _measured(doc["input_config"])
+    window = num(lg, "benchmark_duration")
+    if window is None:
+        return (errors if errors is not None else listed), ()
+    failed = errors if errors is not None else 0
+    if listed is None or listed <= failed:
+        return failed, ()
+    counted = "absent: 0" if errors is None else str(errors)
+    return failed, (
+        f"{listed - failed} errors in error_summary are not in error_request_count ({counted}): with "
+        f"loadgen.benchmark_duration {window:g} s AIPerf counts in its figures only the requests that ended within "
+        "the duration plus its grace period, and lists the late errors in error_summary alone; they are left out of "
+        "the cell's failures as the late successes are left out of its completed",
+    )
 
 
 def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
@@ -359,7 +386,6 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         if duration is None or scale is None
         else seconds(duration.get("avg"), "benchmark_duration.avg", scale),
         "completed": _count(doc, "request_count"),
-        "failed": _failed(doc, _count(doc, "error_request_count")),
         "output_tokens": _generated(doc),
         "ttft_p50_s": _stat(doc, "time_to_first_token", "p50", seconds=True),
         "ttft_p95_s": _stat(doc, "time_to_first_token", "p95", seconds=True),
@@ -367,7 +393,7 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         "tpot_p95_s": _stat(doc, "inter_token_latency", "p95", seconds=True),
         "not_recorded": ["per-request arrays (in profile_export.jsonl, not read)"],
     }
-    refuse_slice(doc, facts["duration_s"])
+    facts["failed"], late = _failed(doc, _count(doc, "error_request_count"))
     _spec(doc, facts)
     in_flight = _metric(doc, "effective_concurrency")
     mean_in_flight = num(in_flight, "avg") if in_flight is not None and in_flight["unit"] == "requests" else None
@@ -396,5 +422,5 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         facts,
         str(workload) if workload else None,
         model_of(cfg),
-        notes + ramp_notes(cfg) + sliced_note(doc) + warning_notes(unread),
+        notes + late + ramp_notes(cfg) + warning_notes(unread),
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import sys
 
+from specscope.importers import genai_bench
 from specscope.importers.shapes import SHAPES
 
 __all__ = ["render"]
@@ -37,4 +38,10 @@ def render() -> str:
         parts.append(f"## `{shape.name}`: {shape.tool}\n\nSource: `{shape.source}`.\n\n{doc}\n\nKeys known: {keys}.")
         if module.KNOWN_FAMILY:
             parts.append(f"And the family: {module.KNOWN_FAMILY}.")
+    folder = genai_bench  # a folder, passed as one (specscope import EXPERIMENT_DIR), not recognised by content
+    keys = ", ".join(f"`{k}`" for k in sorted(folder.KNOWN_KEYS))
+    parts.append(
+        f"## `{folder.SHAPE}`: {folder.TOOL} (a folder)\n\nSource: `{folder.SOURCE}`.\n\n"
+        f"{inspect.cleandoc(folder.__doc__ or '')}\n\nKeys known: {keys}.\n\nAnd the family: {folder.KNOWN_FAMILY}."
+    )
     return "\n\n".join(parts) + "\n"

@@ -7,6 +7,9 @@
 - GenAI-Perf's CSV summary ``profile_export_genai_perf.csv``: ``Metric,avg,min,max,p99,p95,p90,p75,p50,p25``
   (``REQUEST_METRICS_HEADER``, its percentiles from p99 down; triton-inference-server/perf_analyzer
   genai-perf/genai_perf/export_data/csv_exporter.py @09628cd6): it opened like AIPerf's and was told to be AIPerf's;
+- ``vllm bench sweep serve``'s ``summary.csv`` (vllm/benchmarks/sweep/serve.py @4fa9174d ``run_combs``: pandas
+  ``to_csv`` of every run of every combination, its index column unnamed, then ``date``... and ``run_number``): each
+  combination's ``summary.json`` (or ``run=N.json``) beside it imports (:mod:`specscope.importers.vllm_serve`);
 - GuideLLM's YAML report (``type_: generative_benchmark``), its 0.7+ CSV (three header rows, the first opening with
   the group ``Run Info``: vllm-project/guidellm src/guidellm/benchmark/outputs/csv.py @53af291c) and its 0.2-0.6 CSV
   (one header row opening ``Type,Run Id,Id,Name``: ``_benchmark_desc_headers_and_values`` of
@@ -56,9 +59,9 @@
   ``decoding_stats`` are percentiles over requests, with no sums to derive the run's rate from;
 - genai-bench's per-run JSON (sgl-project/genai-bench genai_bench/metrics/metrics.py @025cf1c6: ``aggregated_metrics``,
   an ``AggregatedMetrics`` of ``scenario``, ``num_concurrency`` ("or QPS for open-loop mode"), ``run_duration``,
-  the request counts and ``stats`` per field, beside ``individual_request_metrics``): its times are in the
-  experiment's ``metrics_time_unit`` (experiment_metadata.json, another file) and its level a concurrency or a rate
-  by the experiment's traffic, so it is named, not read, until a reader takes both files.
+  the request counts and ``stats`` per field, beside ``individual_request_metrics`` and ``_time_unit``): its level is
+  streams or a QPS by the experiment's command line (experiment_metadata.json, another file), so the file alone is
+  refused naming its experiment folder, which imports (:mod:`specscope.importers.genai_bench`).
 
 - AIPerf's multi-run aggregates (:func:`_aiperf_aggregate`) and a per-request record lacking its start instant
   (:func:`_aiperf_sibling`), moved here from :mod:`specscope.importers.shapes` (imp60).
@@ -97,6 +100,11 @@ def text_hint(text: str) -> str:
         return (
             "; this looks like AIPerf's CSV summary (profile_export_aiperf.csv): import profile_export_aiperf.json "
             "from the same folder"
+        )
+    if first.startswith(",date,") and {"completed", "duration", "run_number"} <= set(first.split(",")):
+        return (
+            "; this looks like vllm bench sweep serve's summary.csv (every combination's runs, one row each): import "
+            "each combination's summary.json (or its run=N.json files) from its folder beside it"
         )
     if "type_: generative_benchmark" in text:
         return "; this looks like GuideLLM's YAML report: save the report as JSON (guidellm --output-path FILE.json)"
@@ -213,8 +221,9 @@ def _other_tool(doc: Mapping[str, Any]) -> str:
     if isinstance(agg, Mapping) and "individual_request_metrics" in doc:
         return (
             f"; looks like genai-bench's per-run result (aggregated_metrics, scenario {agg.get('scenario')}, "
-            f"num_concurrency {agg.get('num_concurrency')}): not read by specscope yet (its time unit is in "
-            f"experiment_metadata.json, and num_concurrency is a rate in an open-loop run); {_INSTEAD}"
+            f"num_concurrency {agg.get('num_concurrency')}): num_concurrency is a number of streams, or an async "
+            "open loop's QPS under the same name, and only the experiment's command line in experiment_metadata.json "
+            "tells which; pass the experiment folder (the one holding experiment_metadata.json)"
         )
     return ""
 

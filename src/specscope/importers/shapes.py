@@ -17,7 +17,16 @@ from typing import Any
 
 from specscope import strictjson
 from specscope.errors import ConfigError
-from specscope.importers import aiperf_export, aiperf_records, guidellm_report, peers, sglang_serving, vllm_serve
+from specscope.importers import (
+    aiperf_export,
+    aiperf_records,
+    aiperf_slices,
+    genai_bench,
+    guidellm_report,
+    peers,
+    sglang_serving,
+    vllm_serve,
+)
 from specscope.importers.record import BadFigure, Imported, spelled
 from specscope.readfile import FileKind, read_user_bytes_and_text
 from specscope.stats.imported import COMPLETED_NOT_RECORDED
@@ -39,7 +48,8 @@ _RESULT_FILE = FileKind(
 class Shape:
     """A result format: its ``name``, the ``tool`` that writes it, its source, and its reader (one record per
     document, or with ``parse_all`` several: a GuideLLM report holds one benchmark per level; or with ``parse_file``
-    one for the whole file: AIPerf's per-request export holds one request per line)."""
+    one for the whole file: AIPerf's per-request export holds one request per line); ``vet``, when set, judges each
+    record with the file's path (where the tool wrote it: AIPerf's per-slice summaries, :mod:`aiperf_slices`)."""
 
     name: str
     tool: str
@@ -48,12 +58,14 @@ class Shape:
     parse: Callable[[Mapping[str, Any]], Imported] | None = None
     parse_all: Callable[[Mapping[str, Any]], list[Imported]] | None = None
     parse_file: Callable[[Path, list[Mapping[str, Any]]], Imported] | None = None
+    vet: Callable[[Path, Mapping[str, Any], Imported], Imported] | None = None
 
-    def records(self, doc: Mapping[str, Any]) -> list[Imported]:
+    def records(self, doc: Mapping[str, Any], path: Path) -> list[Imported]:
         if self.parse_all is not None:
             return self.parse_all(doc)
         assert self.parse is not None  # every shape has one of the two
-        return [self.parse(doc)]
+        rec = self.parse(doc)
+        return [rec if self.vet is None else self.vet(path, doc, rec)]
 
 
 SHAPES: tuple[Shape, ...] = (
@@ -71,6 +83,7 @@ SHAPES: tuple[Shape, ...] = (
         "src/aiperf/exporters/metrics_json_exporter.py",
         aiperf_export.recognise,
         aiperf_export.parse,
+        vet=aiperf_slices.vet,
     ),
     Shape(
         aiperf_records.SHAPE,
@@ -121,7 +134,8 @@ def _unknown(path: Path, found: str) -> ConfigError:
         found=found,
         expected=f"a result file of one of the shapes tried: {_tried()}",
         fix="pass the JSON / JSONL file the tool itself saved (vLLM: --save-result; SGLang: --output-file; AIPerf: "
-        "profile_export_aiperf.json or profile_export.jsonl; GuideLLM: --output-path *.json)",
+        "profile_export_aiperf.json or profile_export.jsonl; GuideLLM: --output-path *.json; genai-bench: its "
+        "experiment folder)",
     )
 
 
@@ -180,10 +194,13 @@ def read_records(path: Path) -> list[Imported]:
             total or load that is not what its field means (NaN, a string, a fraction of a request: naming it), or
             an object holding a key twice (naming it and both values).
     """
+    if path.is_dir() and (path / genai_bench.METADATA).is_file():
+        return _genai_bench_folder(path)
     data, text = read_user_bytes_and_text(path, _RESULT_FILE, MAX_RESULT_BYTES)
     sha = hashlib.sha256(data).hexdigest()
     out: list[Imported] = []
     docs = _documents(path, text)
+    docs = (vllm_serve.sweep_runs(docs[0]) or docs) if len(docs) == 1 else docs
     for i, doc in enumerate(docs, 1):
         shape = next((s for s in SHAPES if s.recognise(doc)), None)
         if shape is None:
@@ -191,7 +208,7 @@ def read_records(path: Path) -> list[Imported]:
             hints = peers.document_hint(doc) or _near_miss(doc)
             raise _unknown(path, f"record {i}: {keys or 'an empty object'}{hints}")
         try:
-            records = shape.records(doc) if shape.parse_file is None else [_whole_file(path, docs, shape)]
+            records = shape.records(doc, path) if shape.parse_file is None else [_whole_file(path, docs, shape)]
         except ConfigError as exc:  # a reader's refusal (no level to name): said with the file and record
             raise ConfigError(
                 f"{path} record {i} ({shape.name}): {exc.message}", found=exc.found, expected=exc.expected, fix=exc.fix
@@ -232,3 +249,54 @@ def _whole_file(path: Path, docs: list[Any], shape: Shape) -> Imported:
             fix="pass the file the tool saved, unchanged",
         )
     return shape.parse_file(path, docs)
+
+
+def _one_document(path: Path) -> tuple[str, Mapping[str, Any]]:
+    """The SHA-256 and the one JSON object of the file at ``path``.
+
+    Raises:
+        ConfigError: unreadable, not JSON, or not one object.
+    """
+    data, text = read_user_bytes_and_text(path, _RESULT_FILE, MAX_RESULT_BYTES)
+    docs = _documents(path, text)
+    if len(docs) != 1 or not isinstance(docs[0], Mapping):
+        raise _unknown(path, f"{len(docs)} documents, not one JSON object")
+    return hashlib.sha256(data).hexdigest(), docs[0]
+
+
+def _genai_bench_folder(folder: Path) -> list[Imported]:
+    """The records of a genai-bench experiment folder (:mod:`specscope.importers.genai_bench`), one per run file in
+    name order, each with its file (``folder/name``), SHA-256 and record number.
+
+    Raises:
+        ConfigError: no run file in the folder, a file that is not what genai-bench writes, or a run of no level.
+    """
+    _, meta = _one_document(folder / genai_bench.METADATA)
+    runs = sorted(p for p in folder.iterdir() if p.is_file() and genai_bench.RUN_FILE.match(p.name))
+    if not runs:
+        raise ConfigError(
+            f"{folder} holds genai-bench's {genai_bench.METADATA} but no run's result",
+            found=f"no file named like {genai_bench.RUN_FILE.pattern} in it",
+            expected="the experiment folder genai-bench benchmark wrote, its run files beside its metadata",
+            fix="pass the folder once its runs finished",
+        )
+    out: list[Imported] = []
+    for i, run in enumerate(runs, 1):
+        sha, doc = _one_document(run)
+        if not isinstance(doc.get("aggregated_metrics"), Mapping):
+            raise _unknown(run, "no aggregated_metrics: not a genai-bench run's result")
+        try:
+            rec = genai_bench.parse_run(doc, meta)
+        except ConfigError as exc:
+            raise ConfigError(
+                f"{run} ({genai_bench.SHAPE}): {exc.message}", found=exc.found, expected=exc.expected, fix=exc.fix
+            ) from None
+        except BadFigure as exc:
+            raise ConfigError(
+                f"{run} ({genai_bench.SHAPE}): {exc.field} is not a figure specscope can store",
+                found=str(exc),
+                expected=exc.expected,
+                fix="pass the folder the tool saved, or leave this file out; nothing was written",
+            ) from None
+        out.append(replace(rec, facts={**rec.facts, "file": f"{folder.name}/{run.name}", "sha256": sha, "record": i}))
+    return out

@@ -33,6 +33,12 @@ Load: a finite ``request_rate`` is an open loop (``burstiness`` 1.0: Poisson arr
 one sends every prompt at once (a closed loop of ``num_prompts``). A ``--ramp-up-strategy`` run (``ramp_up_strategy``,
 ``ramp_up_start_rps``, ``ramp_up_end_rps`` in the file, ``request_rate`` ``"inf"``) raises its rate through the run:
 it has no single level and is refused.
+
+``vllm bench sweep serve`` (vllm/benchmarks/sweep/serve.py @4fa9174d ``run_benchmark``, ``run_comb``) writes each run
+of a parameter combination as ``run=N.json``: this file with ``run_number`` (the repeat, 0-based) and the
+combination's overrides (``--serve-params`` / ``--bench-params`` keys: a server setting is no field of this file, named
+as not understood) added; then the combination's ``summary.json``, a JSON array of those runs, whose items are read as
+this file's records in order, repeats of one config (:func:`sweep_runs`).
 """
 
 from __future__ import annotations
@@ -63,7 +69,7 @@ from specscope.importers.record import (
     warning_notes,
 )
 
-__all__ = ["KNOWN_FAMILY", "KNOWN_KEYS", "SHAPE", "TOOL", "parse", "recognise"]
+__all__ = ["KNOWN_FAMILY", "KNOWN_KEYS", "SHAPE", "TOOL", "parse", "recognise", "sweep_runs"]
 
 SHAPE = "vllm-bench-serve"
 TOOL = "vllm bench serve"
@@ -94,6 +100,7 @@ _KNOWN = frozenset(
         *("probe_completed", "probe_failed", "probe_median_e2el_ms", "probe_p99_e2el_ms", "probe_max_e2el_ms"),
         *("diffusion_committed_throughput", "diffusion_steps_per_canvas", "diffusion_committed_per_step"),
         *("diffusion_committed_tokens", "diffusion_denoising_steps", "diffusion_canvas_positions"),
+        "run_number",
     }
 )
 #: ``mean_/median_/std_/pNN_{ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue}_ms``
@@ -113,6 +120,14 @@ def recognise(doc: Any) -> bool:
         and ("endpoint_type" in doc or "backend" in doc)
         and _SGLANG_ONLY not in doc
     )
+
+
+def sweep_runs(doc: Any) -> list[Mapping[str, Any]] | None:
+    """The runs of a ``vllm bench sweep serve`` combination's ``summary.json`` (module doc): a non-empty JSON array
+    of ``--save-result`` objects, else None."""
+    if isinstance(doc, list) and doc and all(recognise(d) for d in doc):
+        return list(doc)
+    return None
 
 
 def _load(doc: Mapping[str, Any]) -> Load:
