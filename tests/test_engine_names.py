@@ -84,9 +84,9 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "export/profile.py": (2, 0, PEER),
     # +20 (imp60): the hints naming vLLM's pooling, throughput and *.pytorch.json files, SGLang's offline and
     # one-batch results, trtllm-bench's report, and the serving runs to make instead
-    "importers/peers.py": (22, 0, PEER),  # the hints naming the tools whose files are not imported
+    "importers/peers.py": (23, 0, PEER),  # the hints naming the tools whose files are not imported
     "importers/sglang_serving.py": (4, 0, PEER),
-    "importers/shapes.py": (18, 0, PEER),
+    "importers/shapes.py": (19, 0, PEER),
     "importers/vllm_serve.py": (6, 0, PEER),
     "workload/userfile_fields.py": (10, 0, CENSUS),
     # the file layouts moved out of userfile_fields.py (kname53): the BurstGPT header's source, the agentic trace's fix
