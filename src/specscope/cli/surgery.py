@@ -31,7 +31,7 @@ from specscope.cli.command_options import (
     SurgeryOutOption,
     SyncOption,
 )
-from specscope.cli.options import TextJsonFormatOption
+from specscope.cli.options import TextJsonFormatOption, WidthOption
 from specscope.cli.vocab import VocabCommand, VocabGroup
 from specscope.strictjson import dumps_strict
 from specscope.textsafe import shell_word
@@ -139,6 +139,7 @@ def register(app: typer.Typer) -> None:
         b: Annotated[Path, typer.Argument()],
         prefix: PrefixOption = "mtp.",
         fmt: TextJsonFormatOption = "text",
+        width: WidthOption = None,
     ) -> None:
         """Tensor by tensor: presence, dtype, shape, identical bytes, cosine, max abs diff, NaN/Inf counts.
 
@@ -165,7 +166,7 @@ def register(app: typer.Typer) -> None:
                 _cosine_text(r.cosine, r.all_zero),
                 "" if r.max_abs_diff is None else f"{r.max_abs_diff:.7g}",
             )
-        con, _ = make_console()  # 120 columns in a pipe, as every table (Console() alone: 80)
+        con, _ = make_console(None, width)  # --width, else 120 columns in a pipe, as every table (Console(): 80)
         con.print(t)
         for r in rows:
             if r.all_zero:
