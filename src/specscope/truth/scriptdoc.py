@@ -22,8 +22,8 @@ from specscope.truth.script import MetricsPlan, ResponsePlan, TruthScript
 __all__ = ["EXAMPLE_COMMAND", "EXAMPLE_SCRIPT", "FieldRow", "field_rows", "render"]
 
 #: the page's example script: 24 tokens in chunks of 3 (a speculative step flushing 3 tokens), 20 ms apart, after a
-#: 150 ms TTFT; 8 drafts of 3 tokens, 7 / 5 / 4 accepted at positions 1 / 2 / 3 (vLLM's counters and per-position
-#: family, which /metrics serves); a 503 for the prompt "fail".
+#: 150 ms TTFT; 8 drafts of 3 tokens, 7 / 5 / 4 accepted at positions 1 / 2 / 3 (the counters and per-position
+#: family /metrics serves, in the default ``metrics.style``); a 503 for the prompt "fail".
 EXAMPLE_SCRIPT: dict[str, Any] = {
     "default": {
         "ttft_ms": 150,
@@ -35,7 +35,7 @@ EXAMPLE_SCRIPT: dict[str, Any] = {
         "accepted_per_position": [7, 5, 4],
     },
     "by_prompt": {"fail": {"status": 503}},
-    "metrics": {"style": "vllm"},
+    "metrics": {"model_name": "truth"},
 }
 #: the page's example command (run from the folder holding truth.json): any free port, its address in url.json.
 EXAMPLE_COMMAND = "specscope truth-server --script truth.json --port 0 -o url.json"
@@ -155,7 +155,7 @@ def render() -> str:
         "```",
         "",
         "Every chat request then streams 24 tokens in 8 chunks of 3 (the prompt `fail` gets a 503), and `/metrics`",
-        "adds 8 drafts, 24 draft tokens and 16 accepted tokens to vLLM's counters per request.",
+        "adds 8 drafts, 24 draft tokens and 16 accepted tokens to the counters per request.",
     ]
     sections: list[tuple[str, type[BaseModel]]] = [
         ("TruthScript (the file)", TruthScript),
