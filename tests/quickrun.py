@@ -156,7 +156,9 @@ def make_quick_run(
             "engine": "embedded",
             "baseline": "base",
             "options": options,
-            "run_options": {"profile": "quick", "launch": "embedded"},
+            # what the run was given: its repeats and levels, under the quick profile (the resume check derives
+            # the plan the run started with from these: bench/resume.py started_matrix)
+            "run_options": {"profile": "quick", "launch": "embedded", "repeats": repeats, "max_concurrency": [1, 2]},
             "cells_total": repeats * 3 * 2 * len(speed),
             "finished": stop_after is None and not failed,
             "model_bytes": MODEL_BYTES,

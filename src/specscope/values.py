@@ -613,19 +613,20 @@ def parse_width(value: str | int, what: str = "--width") -> int:
     return width
 
 
-_TOKEN_COUNT = re.compile(r"\s*([0-9]{1,12})\s*(k?)\s*", re.IGNORECASE)
+_TOKEN_COUNT = re.compile(r"\s*([0-9]{1,30})\s*(k?)\s*", re.IGNORECASE)
 
 
 def parse_token_count(value: str | int, what: str, bounds: tuple[int, int], example: str = "2k", why: str = "") -> int:
     """``"2k"`` (or ``"2K"``) -> 2048, ``"1500"`` (or 1500) -> 1500: a number of tokens, 1k = 1024 tokens.
 
-    The one reading of a token count for every option that takes one (``--context-tokens``, ``--plan tokens=``).
-    ``what`` names the option in the error; ``bounds`` (lowest, highest) are the counts its meaning allows, ``why``
-    (optional) says why in the error.
+    The one reading of a token count for every option that takes one (``--max-tokens``, ``--context-tokens``,
+    ``--plan tokens=``). ``what`` names the option in the error; ``bounds`` (lowest, highest) are the counts its
+    meaning allows, ``why`` (optional) says why in the error.
 
     Raises:
-        ConfigError: not ASCII digits with an optional ``k``, or outside ``bounds`` (what was found, the range, the
-            fix with ``example``).
+        ConfigError: not ASCII digits with an optional ``k`` (what was found, the range, the fix with ``example``);
+            a count outside ``bounds``: the one wording of a bound (:meth:`ConfigError.out_of_bounds`: ``a value
+            <= 1000000``, fix ``give --max-tokens 1000000 or less``).
     """
     count: int | None = None
     if isinstance(value, int) and not isinstance(value, bool):
@@ -633,14 +634,26 @@ def parse_token_count(value: str | int, what: str, bounds: tuple[int, int], exam
     elif isinstance(value, str) and (m := _TOKEN_COUNT.fullmatch(value)):
         count = int(m[1]) * (1024 if m[2] else 1)
     low, high = bounds
-    if count is None or not low <= count <= high:
-        top = f"{high // 1024}k" if high % 1024 == 0 else str(high)
+    top = f"{high // 1024}k" if high % 1024 == 0 else str(high)
+    because = f" ({why})" if why else ""
+    if count is None:
         raise ConfigError(
             f"{what} takes token counts",
             found=value,
-            expected=f"a whole number of tokens {low} to {top}{f' ({why})' if why else ''}, 1k = 1024 tokens, e.g. "
-            f"{example} or 1500",
+            expected=f"a whole number of tokens {low} to {top}{because}, 1k = 1024 tokens, e.g. {example} or 1500",
             fix=f"e.g. {what} {example}",
+        )
+    if not low <= count <= high:
+        below = count < low  # ``why`` says why the top is where it is
+        bound, side = (
+            (f"a value >= {low}", f"{low} or more") if below else (f"a value <= {top}{because}", f"{top} or less")
+        )
+        raise ConfigError.out_of_bounds(
+            what,
+            f"{what} is out of bounds",
+            found=value,
+            expected=bound,
+            fix=f"give {what} {side}",
         )
     return count
 

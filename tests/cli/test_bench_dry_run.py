@@ -239,7 +239,7 @@ def test_a_context_past_any_models_window_is_refused(command: str, tmp_path, cap
     argv += ["--workloads", "prose", "--dry-run"] if command == "bench" else ["--gate", "long_context"]
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 2
-    assert "error: --context-tokens takes token counts; found: 99999999999999; " in err
+    assert "error: invalid value for --context-tokens; found: 99999999999999; " in err
     assert "10240k" in err
 
 

@@ -112,3 +112,55 @@ def test_every_doc_example_runs(line: str, where: str, fixtures, tmp_path, capsy
     err = capsys.readouterr().err
     errors = [e for e in err.splitlines() if e.startswith(("error:", "warning:"))]
     assert ran.value.code in (0, 1, None) and not errors, (where, argv, err[-2000:])
+
+
+def test_the_truth_script_example_serves_what_it_says(tmp_path) -> None:
+    """docs/truth-script.md's example: its JSON script saved as truth.json and its ``specscope truth-server`` line
+    run as written (in a process of its own: it serves until stopped), then one streamed chat request answered as
+    the script says (mend 63 item 5)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    from hangguard import HANG_S
+
+    page = (ROOT / "docs" / "truth-script.md").read_text("utf-8")
+    script = re.search(r"```json\n(.*?)```", page, re.S)
+    line = re.search(r"^specscope (truth-server .*)$", page, re.M)
+    assert script and line, "docs/truth-script.md has no example script and command"
+    (tmp_path / "truth.json").write_text(script[1], "utf-8")
+    plan = json.loads(script[1])["default"]
+    import specscope
+
+    argv = [sys.executable, "-m", "specscope", *shlex.split(line[1])]
+    env = {**os.environ, "PYTHONPATH": str(Path(specscope.__file__).parents[1])}  # this checkout's, from any folder
+    p = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url_file, deadline = tmp_path / "url.json", time.monotonic() + HANG_S
+        while not url_file.exists() and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert url_file.exists(), p.communicate()[1] if p.poll() is not None else "no url.json"
+        base = json.loads(url_file.read_text())["base_url"]
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True,
+                "stream_options": {"include_usage": True}}  # fmt: skip
+        with httpx.Client(timeout=HANG_S) as client:
+            events = [
+                json.loads(ln[6:])
+                for ln in client.post(f"{base}/v1/chat/completions", json=body).text.splitlines()
+                if ln.startswith("data: {")
+            ]
+            metrics = client.get(f"{base}/metrics").text
+    finally:
+        p.terminate()
+        p.communicate(timeout=HANG_S)
+    tokens = [e for e in events if e["choices"] and e["choices"][0]["delta"].get("content")]
+    assert len(tokens) == plan["output_tokens"] // plan["tokens_per_chunk"]
+    assert events[-1]["usage"]["completion_tokens"] == plan["output_tokens"]
+    drafted = [
+        ln.rpartition(" ")[2] for ln in metrics.splitlines() if ln.startswith("vllm:spec_decode_num_draft_tokens")
+    ]
+    assert [float(x) for x in drafted] == [plan["draft_tokens"]], metrics

@@ -53,3 +53,34 @@ def test_a_resume_of_an_unedited_finished_run_has_nothing_to_run(tmp_path, capsy
     code, out, err = cli(["bench", "--resume", run], capsys, monkeypatch, tmp_path)
     assert code == 0, err
     assert "nothing to run: 48 of 48 planned cells are measured" in out + err
+
+
+def test_a_hand_edited_cells_total_does_not_hide_a_grown_plan(tmp_path, capsys, monkeypatch):
+    """Mend 63: the edit that also set ``cells_total`` to the new plan's size (and kept every stored cell inside it)
+    resumed: the check trusted the stored total. The plan the run started with is derived from the options it was
+    given (``run_options``: the quick profile, 2 repeats), never read from ``cells_total``."""
+    run = make_quick_run(tmp_path / "run")
+    manifest = run / "manifest.json"
+    m = json.loads(manifest.read_text())
+    m["options"]["repeats"] = 4
+    m["cells_total"] = 96
+    manifest.write_text(json.dumps(m, indent=1))
+    before = _snapshot(run)
+    code, out, err = cli(["bench", "--resume", run], capsys, monkeypatch, tmp_path)
+    line = one_error(err)
+    assert code == 2, err
+    assert "found: 96 planned cells (levels 1,2, repeats 4) where the run started with 48;" in line, line
+    assert _snapshot(run) == before
+
+
+def test_a_stored_total_that_disagrees_with_an_unedited_plan_is_not_a_refusal(tmp_path, capsys, monkeypatch):
+    """The other way round: only ``cells_total`` edited (a cache of the plan's size, not the plan): the run's own
+    plan is finished, nothing to run."""
+    run = make_quick_run(tmp_path / "run")
+    manifest = run / "manifest.json"
+    m = json.loads(manifest.read_text())
+    m["cells_total"] = 7
+    manifest.write_text(json.dumps(m, indent=1))
+    code, out, err = cli(["bench", "--resume", run], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "nothing to run: 48 of 48 planned cells are measured" in out + err

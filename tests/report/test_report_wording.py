@@ -104,8 +104,8 @@ def test_the_report_names_every_interval_for_its_rounds_and_shows_one_speedup(tm
 
     # the headline: the A/A control, then every undetermined comparison with its interval
     assert section["verdicts"][1:] == [
-        f"undetermined: ngram prose N=1 {comp['ngram'][4].removesuffix(' undetermined')}",
-        "undetermined: ngram-k2 prose N=1 1.19x [0.39x, 3.63x] (ROUNDS_DROPPED)",  # its degraded round, named
+        f"ngram on prose at N=1: {comp['ngram'][4]}",
+        "ngram-k2 on prose at N=1: 1.19x [0.39x, 3.63x] undetermined (ROUNDS_DROPPED)",  # its degraded round, named
     ]
     assert section["verdicts"][0].startswith("A/A control base-again on prose at N=1: ")
 

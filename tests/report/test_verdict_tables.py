@@ -51,7 +51,7 @@ def test_comparisons_explain_every_verdict_with_numbers():
     # the headline answers for every comparison: the A/A control, and the undetermined ngram with its interval
     assert verdict_lines(j) == [
         f"A/A control base-again on prose at N=1: {aa[4]} ({aa[9]})",
-        f"undetermined: ngram prose N=1 {ng[4].removesuffix(' undetermined')}",
+        f"ngram on prose at N=1: {ng[4]}",
     ]
     # the baseline's own cells hold still (10.0): no drift, and the A/A cells' -2 % does not make one
     notes, alarms = drift_notes(j)
@@ -87,8 +87,8 @@ def test_the_headline_groups_many_equivalent_comparisons_per_config():
     cells.append(summary("draft", "prose", 1, 0, 20.0))  # 1 round: no interval
     j = RunCells.of(cells, "base").judgement
     assert verdict_lines(j) == [
-        "equivalent: ngram on 6 comparisons (prose N=1,2,4; edit N=1,2,4), 1.00x to 1.00x",
-        "undetermined: draft prose N=1 2.00x (1 round; ROUNDS_DROPPED)",  # base's rounds 1 and 2 are unpaired
+        "ngram on 6 comparisons (prose N=1,2,4; edit N=1,2,4): 1.00x to 1.00x equivalent",
+        "draft on prose at N=1: 2.00x (1 round) undetermined (ROUNDS_DROPPED)",  # base's rounds 1 and 2 are unpaired
     ]
 
 
@@ -99,7 +99,9 @@ def test_the_headline_says_when_the_aa_floor_held_a_verdict_back():
     ng = j.get("ngram", "prose", 1)
     # A/A 1.055x: two identical servers read 5.5 % apart; ngram +4.5 % excludes 1 but is inside that floor
     assert ng.low > 1.0 and ng.verdict == "undetermined" and [r.code for r in ng.reasons] == ["AA_FLOOR"]
-    assert verdict_lines(j)[1] == f"undetermined: ngram prose N=1 1.04x [{ng.low:.2f}x, {ng.high:.2f}x] (AA_FLOOR)"
+    assert verdict_lines(j)[1] == (
+        f"ngram on prose at N=1: 1.04x [{ng.low:.2f}x, {ng.high:.2f}x] undetermined (AA_FLOOR)"
+    )
 
 
 def test_the_judgement_in_json_has_numbers():

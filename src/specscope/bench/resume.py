@@ -137,17 +137,47 @@ def check_resume_options(
     check_sources_unchanged(manifest, run)
 
 
+#: the fields of a run's matrix whose values the options it was given (``run_options``) decide on their own: the
+#: plan it started with is its stored matrix with these as the given options make them (:func:`started_matrix`).
+_GIVEN_SIZE = ("repeats", "levels")
+
+
+def started_matrix(manifest: Mapping[str, Any], options: BenchOptions) -> BenchOptions:
+    """The matrix a run started with: its stored ``options`` with the fields of :data:`_GIVEN_SIZE` as the options
+    it was given (``run_options``, under its profile: :func:`specscope.bench.setup.matrix_in_force`) make them, so
+    that a hand edit of ``options`` (``repeats`` 2 -> 4) shows against the record, whatever ``cells_total`` says.
+    ``options`` itself where the record is absent, cannot be read, or gives a rate axis (levels are the rates')."""
+    from specscope.bench.setup import matrix_in_force
+    from specscope.errors import SpecscopeError
+
+    record = manifest.get("run_options")
+    if not isinstance(record, Mapping) or record.get("request_rate") or record.get("trace"):
+        return options
+    try:
+        made = matrix_in_force(record)
+    except (SpecscopeError, ValidationError, KeyError, TypeError, ValueError):
+        return options
+    return options.model_copy(update={f: getattr(made, f) for f in _GIVEN_SIZE})
+
+
 def check_plan_matches(
-    manifest: Mapping[str, Any], options: BenchOptions, plan: Sequence[CellKey], stored: Iterable[CellKey], run: Path
+    manifest: Mapping[str, Any],
+    options: BenchOptions,
+    plan: Sequence[CellKey],
+    stored: Iterable[CellKey],
+    run: Path,
+    started: int | None = None,
 ) -> None:
     """Refuse to resume a run whose manifest now plans another matrix than the one its cells were measured under
     (a hand-edited ``options``: ``repeats`` 4 and ``levels`` [1] resumed with progress "[19/12]" and a report mixing
     old cells with the new plan).
 
-    ``plan``: the cells ``options`` (the manifest's) plan now; ``stored``: the keys of the cells the run holds. The
-    plan differs when a stored cell is outside it (an adaptive run, ``target_ci``, adds rounds past ``repeats``: its
-    cells count by config, workload and concurrency), or when its size differs from the manifest's ``cells_total``
-    (the plan's size written when the run started or was last resumed; absent in older runs: not compared).
+    ``plan``: the cells ``options`` (the manifest's) plan now; ``stored``: the keys of the cells the run holds;
+    ``started``: the size of the plan the run started with, derived from the options it was given
+    (:func:`started_matrix`), never read from the manifest's ``cells_total`` (a cache a hand edit can set to the new
+    plan's size; None: not compared). The plan differs when a stored cell is outside it (an adaptive run,
+    ``target_ci``, adds rounds past ``repeats``: its cells count by config, workload and concurrency), or when its
+    size differs from ``started``.
 
     Raises:
         ConfigError: the plan differs (what differs, the stored cells, the fix: a new run or the manifest restored).
@@ -159,8 +189,8 @@ def check_plan_matches(
     else:
         planned = set(plan)
         outside = [k for k in keys if k not in planned]
-    total = manifest.get("cells_total")
-    resized = isinstance(total, int) and not isinstance(total, bool) and total != len(plan)
+    total = started
+    resized = total is not None and total != len(plan)
     if not outside and not resized:
         return
     found = f"{len(plan)} planned cells (levels {_show(options.levels)}, repeats {options.repeats})"

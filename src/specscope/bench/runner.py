@@ -55,6 +55,7 @@ from specscope.bench.resume import (
     refuse_imported,
     resumed_client,
     resumed_servers,
+    started_matrix,
 )
 from specscope.bench.targets import ExternalServer, embedded_target, launched_target
 from specscope.config import BenchOptions
@@ -216,8 +217,10 @@ def _resume_choices(
     controls = replace(controls, client=resumed_client(run.manifest.get("client") or {}, controls))
     servers = resumed_servers(run.manifest.get("external_servers"), servers, resume)
     if run.schema_version == SCHEMA_VERSION:  # an older run is refused as read only (ensure_writable), in its words
-        plan = plan_cells(options, design_of(servers, run.manifest.get("engine", "embedded"), options.order))
-        check_plan_matches(run.manifest, options, plan, [_key(s) for s in summarize_run(run)], resume)
+        design = design_of(servers, run.manifest.get("engine", "embedded"), options.order)
+        plan, began = plan_cells(options, design), started_matrix(run.manifest, options)
+        started = len(plan) if began == options else len(plan_cells(began, design))
+        check_plan_matches(run.manifest, options, plan, [_key(s) for s in summarize_run(run)], resume, started)
     return options, controls, servers
 
 

@@ -13,11 +13,11 @@ compares it with the run's record.
 
 Kinds of value (each read by the one parser of :mod:`specscope.values`): ``switch`` (bool), ``int``, ``float``,
 ``text``, ``choice``, ``path``, ``names`` (comma-separated or repeated), ``ints``, ``floats``, ``rates`` (per
-second), ``tokens`` (``2k`` = 2048), ``duration`` (seconds), ``fraction`` (``0.05`` or ``5%``), ``width`` (text
-characters), ``pairs`` (NAME=VALUE, each value read by ``read``), ``items`` (repeatable text items such as
-``NAME=URL``, kept as typed and read where used). A list kind takes a list, or one text item that is
-comma-separated; any other value (a number where a list is expected: ``max-concurrency = 1`` in a run file) is
-refused naming the list it should be.
+second), ``tokens`` (``2k`` = 2048) and ``token`` (one such count, within ``bounds``), ``duration`` (seconds),
+``fraction`` (``0.05`` or ``5%``), ``width`` (text characters), ``pairs`` (NAME=VALUE, each value read by ``read``),
+``items`` (repeatable text items such as ``NAME=URL``, kept as typed and read where used). A list kind takes a list,
+or one text item that is comma-separated; any other value (a number where a list is expected:
+``max-concurrency = 1`` in a run file) is refused naming the list it should be.
 
 How options combine is declared here too (:func:`check_combinations`): ``needs`` (``--dataset-path`` needs
 ``--dataset``, ``--retry-failed`` needs ``--resume``) and ``excludes`` (``--request-rate`` is an open loop, so it
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from specscope.adapters.openai.endpoints import ENDPOINTS
-from specscope.config import MAX_LEVEL, PROFILES, BenchOptions
+from specscope.config import MAX_LEVEL, MAX_MAX_TOKENS, PROFILES, BenchOptions
 from specscope.errors import ConfigError
 from specscope.kaxis import K_MAX
 from specscope.stats.goodput import SLO_NAMES
@@ -48,6 +48,7 @@ from specscope.values import (
     parse_pairs,
     parse_rate_list,
     parse_slo_s,
+    parse_token_count,
     parse_width,
     stray_character,
 )
@@ -58,7 +59,7 @@ Group = Literal["matrix", "servers", "load", "client", "statistics", "output", "
 Kind = Literal[
     "switch", "int", "float", "text", "choice", "path", "names", "ints", "floats", "rates", "tokens", "duration"
 ]
-Kind_ = Kind | Literal["pairs", "items", "fraction", "width"]
+Kind_ = Kind | Literal["pairs", "items", "fraction", "width", "token"]
 #: kinds whose value is a list (a run file writes ``[1, 2]``; the command line ``1,2`` or the option repeated).
 LIST_KINDS = frozenset({"names", "ints", "floats", "rates", "tokens", "items"})
 Resume = Literal["same", "free", "never"]
@@ -100,7 +101,8 @@ class Opt:
         aliases: old flags, hidden, each printing one deprecation line (:mod:`specscope.cli.vocab`).
         envvar: environment variable read when the flag is not given.
         read: for ``pairs``: the parser of each value; ``names``: the NAMEs allowed.
-        bounds: for ``ints``: the (lowest, highest) number the option takes, named when an item is no number.
+        bounds: for ``ints``: the (lowest, highest) number the option takes, named when an item is no number; for
+            ``token``: the (lowest, highest) count.
         effective: the value a stored run has in force, from its options (default ``getattr(options, field)``).
     """
 
@@ -193,6 +195,8 @@ class Opt:
 
             items = csv_items(value, flag, "2k,8k") if isinstance(value, str) else list(value)
             return [parse_context(str(x)) for x in items]
+        if kind == "token":
+            return parse_token_count(value, flag, self.bounds or (1, MAX_MAX_TOKENS))
         if kind == "duration":
             return parse_duration_s(value, flag, bounds=TIMEOUT_BOUNDS_S)  # every duration option is a timeout
         if kind == "fraction":
@@ -327,7 +331,15 @@ BENCH_SPEC: tuple[Opt, ...] = (
     Opt(
         "repeats", "matrix", "int", "Rounds of the whole matrix, each in a fresh shuffled order.", "N", field="repeats"
     ),
-    Opt("max_tokens", "matrix", "int", "max_tokens of each request.", "N", field="max_tokens"),
+    Opt(
+        "max_tokens",
+        "matrix",
+        "token",
+        "max_tokens of each request (2k = 2048).",
+        "N",
+        field="max_tokens",
+        bounds=(1, MAX_MAX_TOKENS),
+    ),
     Opt(
         "k",
         "matrix",

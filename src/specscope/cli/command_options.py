@@ -142,14 +142,21 @@ GateNamesOption = Annotated[MaybeNames, typer.Option("--gate", metavar="NAME", h
 GateLimitOption = Annotated[
     int | None, typer.Option("--limit", metavar="N", min=1, help="At most this many probes per gate.")
 ]
+
+
+def _max_tokens_value(text: str) -> int:
+    from specscope.values import parse_token_count
+
+    return parse_token_count(text, "--max-tokens", (1, MAX_MAX_TOKENS))  # as bench's: 1000000000000 was accepted
+
+
 GateMaxTokensOption = Annotated[
     int | None,
     typer.Option(
         "--max-tokens",
         metavar="N",
-        min=1,
-        max=MAX_MAX_TOKENS,  # as bench's: gate --max-tokens 1000000000000 was accepted
-        help="max_tokens of each request (default: each gate's own; given: a cap on it).",
+        parser=_max_tokens_value,
+        help="max_tokens of each request (default: each gate's own; given: a cap on it; 2k = 2048).",
     ),
 ]
 GateContextTokensOption = Annotated[

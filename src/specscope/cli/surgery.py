@@ -31,24 +31,37 @@ from specscope.cli.command_options import (
     SurgeryOutOption,
     SyncOption,
 )
-from specscope.cli.options import TextJsonFormatOption
+from specscope.cli.options import OutputOption, TextJsonFormatOption, WidthOption
 from specscope.cli.vocab import VocabCommand, VocabGroup
 from specscope.strictjson import dumps_strict
 from specscope.textsafe import shell_word
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
+    from specscope.surgery.compare import TensorComparison
     from specscope.surgery.plan import SurgeryPlan
 
 
-def _run(plan: SurgeryPlan, *, dry_run: bool, fmt: str | None, consequences: list[str] | None = None) -> None:
-    fmt = fmt or "text"
+def _run(
+    plan: SurgeryPlan,
+    *,
+    dry_run: bool,
+    fmt: str | None,
+    output: Path | None = None,
+    reads: tuple[Path, ...] = (),
+    consequences: list[str] | None = None,
+) -> None:
+    """Check and apply ``plan`` (print it, for ``dry_run``): the plan and result on stdout, or in ``output`` (-o,
+    its format from its suffix unless -f; never inside a folder of ``reads``), the progress on stderr."""
+    from specscope.cli.options import TEXT_JSON
+    from specscope.cli.output import emit, report_target
     from specscope.surgery import apply_plan, check_plan
 
+    fmt, output = report_target(fmt, output, TEXT_JSON, reads=reads)
     if dry_run:
-        if fmt == "json":
-            typer.echo(dumps_strict({"dry_run": True, "plan": plan.to_dict()}, indent=2))
-        else:
-            typer.echo(plan.render())
+        text = dumps_strict({"dry_run": True, "plan": plan.to_dict()}, indent=2) if fmt == "json" else plan.render()
+        emit(text.rstrip("\n") + "\n", output)
         return
     check = check_plan(plan)  # refusals come as one line, before the plan is printed
     if fmt == "text":
@@ -58,20 +71,19 @@ def _run(plan: SurgeryPlan, *, dry_run: bool, fmt: str | None, consequences: lis
             typer.echo(plan.render(), err=True)
     result = apply_plan(plan, progress=fmt == "text", check=check)
     if fmt == "json":
-        typer.echo(dumps_strict({"dry_run": False, "plan": plan.to_dict(), "result": result.to_dict()}, indent=2))
+        text = dumps_strict({"dry_run": False, "plan": plan.to_dict(), "result": result.to_dict()}, indent=2)
+    elif result.up_to_date:
+        text = f"{result.out}: already up to date (same plan, unchanged inputs and output); nothing written"
     else:
-        if result.up_to_date:
-            typer.echo(f"{result.out}: already up to date (same plan, unchanged inputs and output); nothing written")
-        else:
-            typer.echo(
-                f"{result.out}: wrote {len(result.written)} files, linked {len(result.linked)}, "
-                f"copied {len(result.copied)}; {len(result.tensor_sha256)} tensor hashes verified "
-                f"in {result.elapsed_ns / 1e9:.2f} s"
-            )
-        if result.audit_exit_code is None:
-            typer.echo(f"audit: {result.audit_note}")
-        else:
-            typer.echo(f"audit: exit {result.audit_exit_code}, {len(result.audit_findings)} findings")
+        text = (
+            f"{result.out}: wrote {len(result.written)} files, linked {len(result.linked)}, "
+            f"copied {len(result.copied)}; {len(result.tensor_sha256)} tensor hashes verified "
+            f"in {result.elapsed_ns / 1e9:.2f} s"
+        )
+    if fmt == "text":
+        audit = f"exit {result.audit_exit_code}, {len(result.audit_findings)} findings"
+        text += f"\naudit: {result.audit_note if result.audit_exit_code is None else audit}"
+    emit(text + "\n", output)
     if result.audit_exit_code == 1:
         raise typer.Exit(1)
 
@@ -108,6 +120,43 @@ def _cosine_text(cosine: float | None, all_zero: str | None) -> str:
     return "" if cosine is None else f"{cosine:.7f}"
 
 
+def _print_compare(rows: list[TensorComparison], con: Console) -> None:
+    """``surgery compare``'s table, one row per tensor (names wrapped, never cut), then a line per tensor with an
+    all-zero side or NaN / Inf elements."""
+    from rich.table import Column, Table
+
+    t = Table("A", "B", "identical", "cosine", "max abs diff")
+    t.columns.insert(0, Column("tensor", overflow="fold"))  # names are the point: wrap them, never cut them
+    for r in rows:
+        same = "yes" if r.identical else ("no" if r.in_a and r.in_b else f"only in {'A' if r.in_a else 'B'}")
+        t.add_row(
+            r.name,
+            f"{r.dtype_a} {list(r.shape_a or ())}" if r.in_a else "-",
+            f"{r.dtype_b} {list(r.shape_b or ())}" if r.in_b else "-",
+            same,
+            _cosine_text(r.cosine, r.all_zero),
+            "" if r.max_abs_diff is None else f"{r.max_abs_diff:.7g}",
+        )
+    con.print(t)
+    for r in rows:
+        if r.all_zero:
+            side = "both sides are" if r.all_zero == "both" else f"{r.all_zero.upper()} is"
+            con.print(
+                f"{r.name}: {side} all zeros: cosine undefined (a blank, never-trained head looks like this)",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
+        if r.nonfinite_a or r.nonfinite_b:
+            con.print(
+                f"{r.name}: NaN/Inf elements A {r.nonfinite_a}, B {r.nonfinite_b} "
+                "(left out of cosine and max abs diff)",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``surgery`` command group to ``app``."""
     sub = typer.Typer(
@@ -126,64 +175,37 @@ def register(app: typer.Typer) -> None:
         out: SurgeryOutOption = None,
         prefix: PrefixOption = "mtp.",
         dry_run: DryRunOption = False,
-        fmt: TextJsonFormatOption = "text",
+        fmt: TextJsonFormatOption = None,
+        output: OutputOption = None,
     ) -> None:
         """The draft tensors as their own safetensors file plus manifest.json (SHA-256 per tensor)."""
         from specscope.surgery import plan_extract
 
-        _run(plan_extract(src, prefix, _new_folder(out, "extract", src)), dry_run=dry_run, fmt=fmt)
+        plan = plan_extract(src, prefix, _new_folder(out, "extract", src))
+        _run(plan, dry_run=dry_run, fmt=fmt, output=output, reads=(src,))
 
     @sub.command("compare", cls=VocabCommand)
     def compare(
         a: Annotated[Path, typer.Argument()],
         b: Annotated[Path, typer.Argument()],
         prefix: PrefixOption = "mtp.",
-        fmt: TextJsonFormatOption = "text",
+        fmt: TextJsonFormatOption = None,
+        output: OutputOption = None,
+        width: WidthOption = None,
     ) -> None:
         """Tensor by tensor: presence, dtype, shape, identical bytes, cosine, max abs diff, NaN/Inf counts.
 
         Cosine and max abs diff cover positions finite on both sides; NaN / Inf elements are counted per side."""
+        from specscope.cli.options import TEXT_JSON
+        from specscope.cli.output import emit, report_target
         from specscope.surgery import compare_checkpoints
 
+        fmt, output = report_target(fmt, output, TEXT_JSON, reads=(a, b))
         rows = compare_checkpoints(a, b, prefix)
         if fmt == "json":
-            typer.echo(json.dumps([r.to_dict() for r in rows], indent=2, allow_nan=False))
+            emit(json.dumps([r.to_dict() for r in rows], indent=2, allow_nan=False) + "\n", output)
             return
-        from rich.table import Column, Table
-
-        from specscope.cli.output import make_console
-
-        t = Table("A", "B", "identical", "cosine", "max abs diff")
-        t.columns.insert(0, Column("tensor", overflow="fold"))  # names are the point: wrap them, never cut them
-        for r in rows:
-            same = "yes" if r.identical else ("no" if r.in_a and r.in_b else f"only in {'A' if r.in_a else 'B'}")
-            t.add_row(
-                r.name,
-                f"{r.dtype_a} {list(r.shape_a or ())}" if r.in_a else "-",
-                f"{r.dtype_b} {list(r.shape_b or ())}" if r.in_b else "-",
-                same,
-                _cosine_text(r.cosine, r.all_zero),
-                "" if r.max_abs_diff is None else f"{r.max_abs_diff:.7g}",
-            )
-        con, _ = make_console()  # 120 columns in a pipe, as every table (Console() alone: 80)
-        con.print(t)
-        for r in rows:
-            if r.all_zero:
-                side = "both sides are" if r.all_zero == "both" else f"{r.all_zero.upper()} is"
-                con.print(
-                    f"{r.name}: {side} all zeros: cosine undefined (a blank, never-trained head looks like this)",
-                    markup=False,
-                    highlight=False,
-                    soft_wrap=True,
-                )
-            if r.nonfinite_a or r.nonfinite_b:
-                con.print(
-                    f"{r.name}: NaN/Inf elements A {r.nonfinite_a}, B {r.nonfinite_b} "
-                    "(left out of cosine and max abs diff)",
-                    markup=False,
-                    highlight=False,
-                    soft_wrap=True,
-                )
+        emit(lambda console: _print_compare(rows, console), output, width)
 
     @sub.command("graft", cls=VocabCommand)
     def graft(
@@ -192,13 +214,14 @@ def register(app: typer.Typer) -> None:
         out: SurgeryOutOption = None,
         prefix: PrefixOption = "mtp.",
         dry_run: DryRunOption = False,
-        fmt: TextJsonFormatOption = "text",
+        fmt: TextJsonFormatOption = None,
+        output: OutputOption = None,
     ) -> None:
         """A new checkpoint: TARGET with the PREFIX tensors of --from in their own shard."""
         from specscope.surgery import plan_graft
 
         out = _new_folder(out, "graft", target, f" --from {shell_word(src)}")
-        _run(plan_graft(target, src, prefix, out), dry_run=dry_run, fmt=fmt)
+        _run(plan_graft(target, src, prefix, out), dry_run=dry_run, fmt=fmt, output=output, reads=(target, src))
 
     @sub.command("quantize-draft", cls=VocabCommand)
     def quantize_draft(
@@ -209,7 +232,8 @@ def register(app: typer.Typer) -> None:
         input_amax: InputAmaxOption = None,
         out: SurgeryOutOption = None,
         dry_run: DryRunOption = False,
-        fmt: TextJsonFormatOption = "text",
+        fmt: TextJsonFormatOption = None,
+        output: OutputOption = None,
     ) -> None:
         """The draft head's linears to NVFP4 (group 16; W4A4 with activation scales whose source each module's
         note states), both configs patched, byte for byte as the target's exporter writes them."""
@@ -217,19 +241,21 @@ def register(app: typer.Typer) -> None:
 
         out = _new_folder(out, "quantize-draft", src)
         plan = plan_quantize_draft(src, out, scheme=scheme, prefix=prefix, layout=layout, input_amax=input_amax)
-        _run(plan, dry_run=dry_run, fmt=fmt)
+        _run(plan, dry_run=dry_run, fmt=fmt, output=output, reads=(src,))
 
     @sub.command("reindex", cls=VocabCommand)
     def reindex(
         ckpt: Annotated[Path, typer.Argument()],
         out: SurgeryOutOption = None,
         dry_run: DryRunOption = False,
-        fmt: TextJsonFormatOption = "text",
+        fmt: TextJsonFormatOption = None,
+        output: OutputOption = None,
     ) -> None:
         """Rebuild model.safetensors.index.json from the shard headers (every shard, exact total_size)."""
         from specscope.surgery import plan_reindex
 
-        _run(plan_reindex(ckpt, _new_folder(out, "reindex", ckpt)), dry_run=dry_run, fmt=fmt)
+        plan = plan_reindex(ckpt, _new_folder(out, "reindex", ckpt))
+        _run(plan, dry_run=dry_run, fmt=fmt, output=output, reads=(ckpt,))
 
     @sub.command("patch-config", cls=VocabCommand)
     def patch_config(
@@ -239,7 +265,8 @@ def register(app: typer.Typer) -> None:
         sync: SyncOption = False,
         out: SurgeryOutOption = None,
         dry_run: DryRunOption = False,
-        fmt: TextJsonFormatOption = "text",
+        fmt: TextJsonFormatOption = None,
+        output: OutputOption = None,
     ) -> None:
         """Patch quantization configs from what the tensors show."""
         from specscope.surgery import plan_patch_config
@@ -256,6 +283,8 @@ def register(app: typer.Typer) -> None:
             ),
             dry_run=dry_run,
             fmt=fmt,
+            output=output,
+            reads=(ckpt,),
         )
 
     @sub.command("dflash-layers", cls=VocabCommand)
@@ -264,25 +293,28 @@ def register(app: typer.Typer) -> None:
         all_sliding: AllSlidingOption = False,
         out: SurgeryOutOption = None,
         dry_run: DryRunOption = False,
-        fmt: TextJsonFormatOption = "text",
+        fmt: TextJsonFormatOption = None,
+        output: OutputOption = None,
     ) -> None:
         """Seed 000 workaround: rewrite a DFlash draft's layer_types for a released vLLM."""
         from specscope.surgery import plan_dflash_layers
 
         out = _new_folder(out, "dflash-layers", draft, " --all-sliding" if all_sliding else "")
         plan = plan_dflash_layers(draft, all_sliding=all_sliding, out=out)
-        _run(plan, dry_run=dry_run, fmt=fmt, consequences=plan.notes)
+        _run(plan, dry_run=dry_run, fmt=fmt, output=output, reads=(draft,), consequences=plan.notes)
 
     @sub.command("prune-unindexed", cls=VocabCommand)
     def prune_unindexed(
         src: Annotated[Path, typer.Argument(help="checkpoint folder (never modified)")],
         out: SurgeryOutOption = None,
         dry_run: DryRunOption = False,
-        fmt: TextJsonFormatOption = "text",
+        fmt: TextJsonFormatOption = None,
+        output: OutputOption = None,
     ) -> None:
         """Copy a checkpoint keeping in each shard only the tensors its index assigns there (stale copies out)."""
         from specscope.surgery.prune import plan_prune_unindexed
 
-        _run(plan_prune_unindexed(src, _new_folder(out, "prune-unindexed", src)), dry_run=dry_run, fmt=fmt)
+        plan = plan_prune_unindexed(src, _new_folder(out, "prune-unindexed", src))
+        _run(plan, dry_run=dry_run, fmt=fmt, output=output, reads=(src,))
 
     app.add_typer(sub, name="surgery")

@@ -11,7 +11,7 @@ import json
 import typer
 
 from specscope.cli.command_options import FirehoseOption, HostOption, TruthPortOption, TruthScriptOption
-from specscope.cli.options import TextJsonFormatOption
+from specscope.cli.options import OutputOption, TextJsonFormatOption
 from specscope.cli.vocab import VocabCommand
 
 
@@ -22,22 +22,29 @@ def register(app: typer.Typer) -> None:
         host: HostOption = "127.0.0.1",
         script: TruthScriptOption = None,
         format: TextJsonFormatOption = None,
+        output: OutputOption = None,
         firehose: FirehoseOption = False,
     ) -> None:
-        """Serve an OpenAI-compatible chat stream whose timing, chunks, failures and /metrics are scripted."""
+        """Serve an OpenAI-compatible chat stream whose timing, chunks, failures and /metrics are scripted.
+
+        The address it listens on is printed once it listens, or written to -o FILE (a script's way to learn
+        the port --port 0 chose)."""
+        from specscope.cli.options import TEXT_JSON
+        from specscope.cli.output import emit, report_target
         from specscope.truth.process import read_script
         from specscope.truth.script import TruthScript
         from specscope.truth.server import serve_forever
 
+        fmt, out = report_target(format, output, TEXT_JSON, reads=(script,))
         plan = read_script(script) if script is not None else TruthScript()
         if firehose:
             plan = plan.model_copy(update={"firehose": True})
 
         def announce(url: str) -> None:
-            if format == "json":
-                typer.echo(json.dumps({"base_url": url}))
+            if fmt == "json":
+                emit(json.dumps({"base_url": url}) + "\n", out)
             else:
-                typer.echo(f"truth-server listening on {url} (Ctrl-C to stop)")
+                emit(f"truth-server listening on {url} (Ctrl-C to stop)\n", out)
 
         try:
             serve_forever(plan, host, port, announce)

@@ -22,7 +22,7 @@ from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import Comparison, verdict_text
 from specscope.values import ratio_text
 
-__all__ = ["cold_start_notes", "comparisons_table", "design_note", "drift_notes", "verdict_lines"]
+__all__ = ["cold_start_notes", "comparisons_table", "design_note", "drift_notes", "verdict_line", "verdict_lines"]
 
 
 def _bound(x: float | None) -> Cell:
@@ -79,67 +79,77 @@ def _figures(j: Judgement) -> str:
     return words
 
 
-#: Above this many comparisons of one config with one verdict, its headline line gives their places and the range
-#: of their speedups instead of each figure.
+#: Above this many comparisons of one config with one verdict, the headline gives one line for them all (their
+#: places, and the range of their speedups) instead of one line each.
 GROUP_ABOVE = 4
 
 
-#: Reason codes a short line already says in its own figures: ``(1 round)`` for too few rounds, the interval for
-#: one that includes 1.00x.
+#: Reason codes a comparison's figure already says: ``(1 round)`` for too few rounds, the interval for one that
+#: includes 1.00x.
 _SAID = {"TOO_FEW_ROUNDS", "INTERVAL_INCLUDES_ONE"}
 
 
 def _codes(c: Comparison, shown: set[str]) -> list[str]:
-    """The comparison's reason codes (its judgement's, in order) that its short line does not already say."""
+    """The comparison's reason codes (its judgement's, in order) that its line does not already say."""
     return [code for code in dict.fromkeys(r.code for r in c.reasons) if code not in shown]
 
 
-def _short(c: Comparison, axis: LevelAxis) -> str:
-    """``prose N=1 1.02x [0.97x, 1.08x] (AA_FLOOR)`` (``(1 round; ...)`` in place of an interval that does not
-    exist), with the comparison's reason codes the figures do not say (the comparisons table has their sentences)."""
-    at = f"{c.workload} {axis.label(c.level)}"
+def verdict_line(who: str, where: str, figure: str, verdict: str, why: str = "") -> str:
+    """The one shape of a headline verdict line, for every screen (text, markdown, HTML and JSON print these lines as
+    they are): ``WHO on WHERE: FIGURE VERDICT (WHY)``, e.g. ``draft on code at N=1: 0.87x [0.78x, 0.99x] slower`` or
+    ``ngram on 6 comparisons (code N=1,2; ...): 0.98x to 1.29x undetermined (TOO_FEW_ROUNDS 6)``."""
+    return f"{who} on {where}: {figure} {verdict_text(verdict)}" + (f" ({why})" if why else "")
+
+
+def _figure(c: Comparison) -> str:
+    """A comparison's speedup with its interval (``1.02x [0.97x, 1.08x]``), or with the rounds it rests on where it
+    has no interval (``1.03x (1 round)``); a dash without a speedup."""
     if c.speedup is None:
-        codes = _codes(c, set())
-        return f"{at} {units.DASH}" + (f" ({', '.join(codes)})" if codes else "")
-    codes = _codes(c, _SAID)
+        return units.DASH
     if c.low is None or c.high is None:
-        rounds = f"{c.rounds} round{'s' if c.rounds != 1 else ''}"
-        return f"{at} {ratio_text(c.speedup)} ({rounds}{'; ' + ', '.join(codes) if codes else ''})"
-    interval = f"[{ratio_text(c.low)}, {ratio_text(c.high)}]"
-    return f"{at} {ratio_text(c.speedup)} {interval}" + (f" ({', '.join(codes)})" if codes else "")
+        return f"{ratio_text(c.speedup)} ({c.rounds} round{'s' if c.rounds != 1 else ''})"
+    return f"{ratio_text(c.speedup)} [{ratio_text(c.low)}, {ratio_text(c.high)}]"
 
 
-def _grouped(verdict: str, config: str, rows: list[Comparison], axis: LevelAxis) -> str:
-    """One headline line for a config's comparisons with one verdict: each one, or their places, range and reason
-    codes (how many of the comparisons carry each) if many."""
+def _one(c: Comparison, axis: LevelAxis, why: str) -> str:
+    """The line of one comparison (an A/A control's says so)."""
+    who = f"A/A control {c.config}" if c.control else c.config
+    return verdict_line(who, f"{c.workload} at {axis.label(c.level)}", _figure(c), c.verdict, why)
+
+
+def _grouped(verdict: str, config: str, rows: list[Comparison], axis: LevelAxis) -> list[str]:
+    """The headline lines of a config's comparisons with one verdict: one each, with the reason codes its figure does
+    not say (the comparisons table has their sentences); or, if many, one line with their places, the range of their
+    speedups and their reason codes with how many of the comparisons carry each."""
     if len(rows) <= GROUP_ABOVE:
-        return f"{verdict_text(verdict)}: {config} " + "; ".join(_short(c, axis) for c in rows)
+        return [_one(c, axis, ", ".join(_codes(c, _SAID if c.speedup is not None else set()))) for c in rows]
     places: dict[str, list[int]] = {}
     for c in rows:
         places.setdefault(c.workload, []).append(c.level)
     where = "; ".join(f"{w} {axis.labels(ns)}" for w, ns in places.items())
     xs = [c.speedup for c in rows if c.speedup is not None]
-    spread = f", {ratio_text(min(xs))} to {ratio_text(max(xs))}" if xs else ""
+    spread = f"{ratio_text(min(xs))} to {ratio_text(max(xs))}" if xs else units.DASH
     codes = Counter(code for c in rows for code in _codes(c, set()))
-    why = f" ({', '.join(f'{code} {n}' for code, n in codes.most_common())})" if codes else ""
-    return f"{verdict_text(verdict)}: {config} on {len(rows)} comparisons ({where}){spread}{why}"
+    why = ", ".join(f"{code} {n}" for code, n in codes.most_common())
+    return [verdict_line(config, f"{len(rows)} comparisons ({where})", spread, verdict, why)]
 
 
 def verdict_lines(j: Judgement) -> list[str]:
-    """The headline: one line per faster, slower and not-engaged comparison and per A/A control (the same text as
-    the tables), then per config one line for its ``equivalent`` comparisons and one for its ``undetermined`` ones,
-    so that it answers for every comparison (see the comparisons table for why)."""
+    """The headline: one line per faster, slower and not-engaged comparison and per A/A control (with its reason's
+    sentence), then per config its ``equivalent`` comparisons and its ``undetermined`` ones (one line each, or one
+    for all above :data:`GROUP_ABOVE`), so that it answers for every comparison; every line in the one shape of
+    :func:`verdict_line`."""
     out = []
     rest: dict[tuple[str, str], list[Comparison]] = {}
     for c in j.comparisons:
         if c.verdict in ("faster", "slower", "not_engaged") or c.control:
-            tail = f" ({c.why})" if c.why else ""
-            label = "A/A control " if c.control else ""
-            out.append(f"{label}{c.config} on {c.workload} at {j.axis.label(c.level)}: {speedup_cell(c).text}{tail}")
+            out.append(_one(c, j.axis, c.why))
         else:
             rest.setdefault((c.verdict, c.config), []).append(c)
     for verdict in ("equivalent", "undetermined"):
-        out += [_grouped(verdict, cfg, rows, j.axis) for (v, cfg), rows in rest.items() if v == verdict]
+        for (v, cfg), rows in rest.items():
+            if v == verdict:
+                out += _grouped(verdict, cfg, rows, j.axis)
     return out
 
 

@@ -240,7 +240,8 @@ class RunManifest(BaseModel):
         command: the command line that started the run.
         model_bytes: the served model's size on disk (bytes), when known.
         finished: True once every planned cell is stored (or its config crashed).
-        cells_done / cells_total: stored / planned cells.
+        cells_done / cells_total: stored / planned cells (a record for the reader: ``--resume`` derives the plan
+            from the options, never from these).
         crashes: config -> label of the cell during which its server died.
         stopped: the refusal that ended the run after its folder was made (one line: message, found, expected, fix;
             secrets masked), e.g. a server whose every ``/tokenize`` answer is of the wrong shape; ``--resume``

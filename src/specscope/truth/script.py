@@ -49,6 +49,8 @@ class ResponsePlan(BaseModel):
             a list is cycled.
         inter_chunk_ms: delay between consecutive token chunks; a list is cycled.
         reasoning_tokens: the first N tokens are sent as reasoning deltas (field ``reasoning_field``).
+        reasoning_field: the delta field those reasoning tokens go out in: ``reasoning`` (vLLM's current name) or
+            ``reasoning_content`` (its earlier one, and DeepSeek's API).
         answer_field: the chat answer's tokens go out as ``content`` text or as ``tool_calls`` argument fragments
             (a tool-call-only answer, :func:`specscope.truth.dialects.tool_call_delta`); set ``finish_reason``
             ``tool_calls`` for vLLM's finish of such an answer.
@@ -182,45 +184,55 @@ class MetricsPlan(BaseModel):
 
 
 class TruthScript(BaseModel):
-    """The whole programme of a ground-truth server (load from JSON with ``TruthScript.model_validate_json``).
+    """The whole programme of a ground-truth server (load from JSON with ``TruthScript.model_validate_json``; the
+    file ``specscope truth-server --script`` reads, documented in docs/truth-script.md from these attributes).
 
-    ``firehose=True`` serves the ``default`` plan's tokens with no delays from a raw asyncio server
-    (:mod:`specscope.truth.firehose`), to measure clients; ``firehose_events_per_write`` SSE events go out
-    per socket write and stream in each round-robin pass (1 = one ``send`` per event, which profiled at
-    ~72% of the server's core in the ``write`` syscall at ~60k events/s, so the server, not the client,
-    was the limit); ``record=False`` keeps no truth log. ``exit_after_chunks``: the process exits right after
-    writing that many token chunks in total over all requests (a crash at an exact point; not in firehose mode).
-    ``max_running``: at most K responses of one ``engine`` generate at once (like vLLM's ``max_num_seqs`` or
-    llama.cpp's slots); the others wait first in, first out, and a plan's timings (role, TTFT, gaps) start when
-    its response gets a slot, so queueing shows as longer TTFT with unchanged decode rates. The running and
-    waiting responses are the gauges ``vllm:num_requests_running`` / ``vllm:num_requests_waiting``
-    (``llamacpp:requests_processing`` / ``llamacpp:requests_deferred``); ``None``: no cap.
-    ``crash_above_running``: the process exits (code 3, no goodbye, like vLLM's illegal memory access at 128
-    concurrent requests while stable at 96) when a chat request arrives while this many are already being served,
-    i.e. as soon as more than this many are in flight at once; ``None``: never. ``log_stats_kv_percent``: at each
-    chat request's arrival, print vLLM's periodic scheduler stats line to stdout (the wording of
-    vllm/v1/metrics/loggers.py: ``Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 0.0
-    tokens/s, Running: R reqs, Waiting: 0 reqs, GPU KV cache usage: P%, Prefix cache hit rate: 0.0%``, R the requests
-    now in flight, P this value), so a launched stand-in leaves the log a vLLM would; ``None``: no such line.
-    ``garbage``: per path (``/metrics``, ``/v1/models``, ``/tokenize``), the 0-based numbers of that path's requests
-    answered with HTTP 200 and a proxy's HTML error page instead of the real body (a bad answer on some requests,
-    issue 37); ``/v1/models`` and ``/tokenize`` otherwise answer as vLLM does (``{"data": [{"id", "max_model_len"}]}``,
-    ``{"count", "tokens", "max_model_len"}`` with one token per whitespace-separated word of the messages, and
-    ``POST /detokenize`` joins the words back with single spaces);
-    ``hangup``: per path, the 0-based numbers (counted with ``garbage``'s) of that path's requests whose connection is
-    closed with no byte of response (a proxy or server dropping the connection: the client sees "Server disconnected
-    without sending a response");
-    ``garbage_body``: per path, the body its ``garbage`` requests get instead of the proxy page (``application/json``
-    when it parses as JSON, e.g. JSON of the wrong shape; else ``text/html``); ``garbage_status``: the HTTP status of
-    every ``garbage`` answer (200, or 500 / 503 as a failing proxy sends);
-    ``serve_models``: answer ``GET /v1/models`` (off: 404, so a client falls back to the served name ``default``);
-    ``serve_tokenizer``: answer ``POST /tokenize`` and ``/detokenize`` (off: 404, a server with no tokenizer
-    endpoints, so token-exact prompts fall back to words).
-
-    ``apis``: the APIs served (``/v1/chat/completions``, ``/v1/completions``, ``/v1/responses``; None: all three,
-    :mod:`specscope.truth.dialects`); a request to another is refused with ``refuse_status``: 404 (a server without
-    that route, e.g. a Responses-only one) or 400 (vLLM's answer to chat on a base model with no chat template),
-    each with the JSON body vLLM sends."""
+    Attributes:
+        default: the plan of every request no ``by_prompt`` entry matches.
+        by_prompt: plans keyed by the exact text of the request's last user message (a completions ``prompt``, a
+            Responses ``input``).
+        metrics: how ``/metrics`` is served (:class:`MetricsPlan`).
+        record: keep a truth log of every response (False: none).
+        firehose: serve the ``default`` plan's tokens with no delays from a raw asyncio server
+            (:mod:`specscope.truth.firehose`), to measure clients.
+        firehose_events_per_write: SSE events per socket write and stream in each round-robin pass (1 = one
+            ``send`` per event, which profiled at ~72% of the server's core in the ``write`` syscall at ~60k
+            events/s, so the server, not the client, was the limit).
+        exit_after_chunks: the process exits right after writing that many token chunks in total over all requests
+            (a crash at an exact point; not in firehose mode).
+        crash_above_running: the process exits (code 3, no goodbye, like vLLM's illegal memory access at 128
+            concurrent requests while stable at 96) when a chat request arrives while this many are already being
+            served, i.e. as soon as more than this many are in flight at once; ``None``: never.
+        log_stats_kv_percent: at each chat request's arrival, print vLLM's periodic scheduler stats line to stdout
+            (the wording of vllm/v1/metrics/loggers.py: ``Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg
+            generation throughput: 0.0 tokens/s, Running: R reqs, Waiting: 0 reqs, GPU KV cache usage: P%, Prefix
+            cache hit rate: 0.0%``, R the requests now in flight, P this value), so a launched stand-in leaves the
+            log a vLLM would; ``None``: no such line.
+        max_running: at most K responses of one ``engine`` generate at once (like vLLM's ``max_num_seqs`` or
+            llama.cpp's slots); the others wait first in, first out, and a plan's timings (role, TTFT, gaps) start
+            when its response gets a slot, so queueing shows as longer TTFT with unchanged decode rates. The running
+            and waiting responses are the gauges ``vllm:num_requests_running`` / ``vllm:num_requests_waiting``
+            (``llamacpp:requests_processing`` / ``llamacpp:requests_deferred``); ``None``: no cap.
+        garbage: per path (``/metrics``, ``/v1/models``, ``/tokenize``), the 0-based numbers of that path's
+            requests answered with HTTP 200 and a proxy's HTML error page instead of the real body (a bad answer on
+            some requests, issue 37); ``/v1/models`` and ``/tokenize`` otherwise answer as vLLM does (``{"data":
+            [{"id", "max_model_len"}]}``, ``{"count", "tokens", "max_model_len"}`` with one token per
+            whitespace-separated word of the messages, and ``POST /detokenize`` joins the words back with single
+            spaces).
+        garbage_body: per path, the body its ``garbage`` requests get instead of the proxy page
+            (``application/json`` when it parses as JSON, e.g. JSON of the wrong shape; else ``text/html``).
+        garbage_status: the HTTP status of every ``garbage`` answer (200, or 500 / 503 as a failing proxy sends).
+        hangup: per path, the 0-based numbers (counted with ``garbage``'s) of that path's requests whose connection
+            is closed with no byte of response (a proxy or server dropping the connection: the client sees "Server
+            disconnected without sending a response").
+        serve_models: answer ``GET /v1/models`` (off: 404, so a client falls back to the served name ``default``).
+        serve_tokenizer: answer ``POST /tokenize`` and ``/detokenize`` (off: 404, a server with no tokenizer
+            endpoints, so token-exact prompts fall back to words).
+        apis: the APIs served (``/v1/chat/completions``, ``/v1/completions``, ``/v1/responses``; None: all three,
+            :mod:`specscope.truth.dialects`); a request to another is refused with ``refuse_status``.
+        refuse_status: 404 (a server without that route, e.g. a Responses-only one) or 400 (vLLM's answer to chat
+            on a base model with no chat template), each with the JSON body vLLM sends.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
