@@ -639,7 +639,7 @@ def parse_token_count(value: str | int, what: str, bounds: tuple[int, int], exam
     if count is None:
         raise ConfigError(
             f"{what} takes token counts",
-            found=value,
+            found=stray_character(value, "0123456789kK ") if isinstance(value, str) else value,
             expected=f"a whole number of tokens {low} to {top}{because}, 1k = 1024 tokens, e.g. {example} or 1500",
             fix=f"e.g. {what} {example}",
         )

@@ -8,7 +8,7 @@ import pytest
 
 from clirun import cli, one_error
 from specscope.errors import ConfigError
-from specscope.values import parse_float_list, parse_int_list, parse_width
+from specscope.values import parse_float_list, parse_int_list, parse_width, stray_character
 
 SERVER = ["--server", "x=http://127.0.0.1:9"]  # nothing answers: a value read past the options ends at the server
 
@@ -16,7 +16,7 @@ SERVER = ["--server", "x=http://127.0.0.1:9"]  # nothing answers: a value read p
 @pytest.mark.parametrize(
     ("flag", "value", "line"),
     [
-        ("--max-tokens", "٣", "error: --max-tokens takes a whole number; found: ٣ (the character"),
+        ("--max-tokens", "٣", "error: --max-tokens takes token counts; found: ٣ (the character"),
         ("--seed", "٣", "error: --seed takes a whole number; found: ٣ (the character"),
         ("--repeats", "٣", "error: --repeats takes a whole number; found: ٣ (the character"),
         ("--max-concurrency", "١,٢", "error: --max-concurrency takes comma-separated whole numbers; found: ١,٢ (the"),
@@ -42,13 +42,16 @@ def test_the_list_and_width_parsers_refuse_them():
 @pytest.mark.parametrize("value", ["nan", "1.5", "", "٣"])
 def test_gate_says_what_bench_says_of_a_number_that_is_not_whole(value, capsys, monkeypatch, tmp_path):
     # 2026-12-06: gate's expected was pydantic's sentence ("Input should be a valid integer, unable to parse string
-    # as an integer") where bench's is "a whole number"
+    # as an integer") where bench's is "a whole number"; since 2026-12-07 both read it with the one token-count parser
     code, _, err = cli(["gate", *SERVER, "--max-tokens", value], capsys, monkeypatch, tmp_path)
     assert code == 2
     line = one_error(err)
-    assert (
-        f"; found: {value}; expected: a whole number; fix: give --max-tokens a whole number, e.g. --max-tokens 2"
-        in line
+    code, _, err = cli(["bench", *SERVER, "--max-tokens", value, "--out", tmp_path], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert line == one_error(err)
+    assert line == (
+        f"error: --max-tokens takes token counts; found: {stray_character(value, '0123456789kK ')}; expected: a whole number of tokens 1 to "
+        "1000000, 1k = 1024 tokens, e.g. 2k or 1500; fix: e.g. --max-tokens 2k"
     )
 
 

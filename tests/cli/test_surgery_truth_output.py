@@ -31,9 +31,11 @@ def test_surgery_compare_takes_width(tmp_path, capsys, monkeypatch):
 
 def test_surgery_compare_and_extract_write_to_o(tmp_path, capsys, monkeypatch):
     ckpt = CKPT
-    code, printed, _ = cli(["surgery", "compare", ckpt, ckpt], capsys, monkeypatch, tmp_path)
+    code, printed, _ = cli(["surgery", "compare", ckpt, ckpt, "--width", "300"], capsys, monkeypatch, tmp_path)
     target = tmp_path / "cmp.txt"
-    code, out, err = cli(["surgery", "compare", ckpt, ckpt, "-o", target], capsys, monkeypatch, tmp_path)
+    code, out, err = cli(
+        ["surgery", "compare", ckpt, ckpt, "--width", "300", "-o", target], capsys, monkeypatch, tmp_path
+    )
     assert code == 0, err
     assert out == f"{target}\n" and target.read_text() == printed
     # the suffix picks the format, as for report
