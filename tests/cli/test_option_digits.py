@@ -49,8 +49,9 @@ def test_gate_says_what_bench_says_of_a_number_that_is_not_whole(value, capsys, 
     code, _, err = cli(["bench", *SERVER, "--max-tokens", value, "--out", tmp_path], capsys, monkeypatch, tmp_path)
     assert code == 2
     assert line == one_error(err)
+    found = stray_character(value, "0123456789kK ")
     assert line == (
-        f"error: --max-tokens takes token counts; found: {stray_character(value, '0123456789kK ')}; expected: a whole number of tokens 1 to "
+        f"error: --max-tokens takes token counts; found: {found}; expected: a whole number of tokens 1 to "
         "1000000, 1k = 1024 tokens, e.g. 2k or 1500; fix: e.g. --max-tokens 2k"
     )
 

@@ -60,5 +60,6 @@ def test_max_tokens_refuses_a_count_it_cannot_read(tmp_path, capsys, monkeypatch
         assert code == 2 and not out
         assert one_error(err) == (
             "error: --max-tokens takes token counts; found: 2q (the character 'q', U+0071, is not a digit 0-9); "
-            "expected: a whole number of tokens 1 to 1000000, 1k = 1024 tokens, e.g. 2k or 1500; fix: e.g. --max-tokens 2k"
+            "expected: a whole number of tokens 1 to 1000000, 1k = 1024 tokens, e.g. 2k or 1500; "
+            "fix: e.g. --max-tokens 2k"
         )
