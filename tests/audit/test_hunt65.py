@@ -14,6 +14,17 @@ user runs ``specscope audit DIR``, with the loader's own tensor names (shapes sh
   ``getattr(config, "num_nextn_predict_layers", 1)``), Qwen3.5-397B-A17B (``text_config.mtp_num_hidden_layers``),
   MiMo (``num_nextn_predict_layers: 2``, ``attention_bias: true``), DeepSeek-V4-Pro-NVFP4 (``deepseek_v4``). Each
   was right: complete exits 0 named as its family, glue removed exits 1 naming it, a changed key the right finding.
+- A MistralLarge3ForCausalLM draft (speculative.py renames a draft config's architecture
+  EagleMistralLarge3ForCausalLM) was judged as a plain draft model; now the census row not judged.
+- GLM-5 / DeepSeek-V3 style heads (model.layers.{N}) with ``num_nextn_predict_layers`` 0 or absent: the target's
+  own loader raises on them (MTP_UNDECLARED/target, error); they were a warning, exit 0.
+- dots3 note ``mtp_layer_types`` of another length than the MTP layers: vLLM refuses it (DRAFT_CONFIG_INVALID/mtp);
+  it passed.
+- Head norms not spelled ``...norm.weight`` (Qwen's ``pre_fc_norm_hidden``, ERNIE's ``mtp_emb_norm.0``) were never
+  shape-checked.
+- Left: BailingMoeV3VLForConditionalGeneration (speculative.py promotes its text_config; the VL checkpoint's names
+  through BailingMoeV3ForCausalLM's hf_to_vllm_mapper were not read); a target whose embedding rows differ from
+  vocab_size is not checked against the config (no MTP rule reads the main embedding).
 """
 
 from __future__ import annotations
@@ -194,3 +205,127 @@ def test_a_mistral_large_3_draft_is_the_eagle_row_not_a_draft_model(tmp_path: Pa
     assert "runs whole" not in f.message, f.message
     alone = audit_checkpoint(target)
     assert [g.code for g in alone.findings if g.code.startswith("DRAFT")] == [], [g.code for g in alone.findings]
+
+
+def _glm5(n_nextn: int | None) -> tuple[dict[str, list[int]], dict]:
+    """A GLM-5.1-shaped checkpoint (``glm_moe_dsa``, GlmMoeDsaForCausalLM; names as its published weight list
+    gives them, a model report in the code index whose repository it did not give): dense layers 0 .. 2 then MoE
+    (``first_k_dense_replace: 3``), MLA attention with the DSA indexer, and the MTP layer ``model.layers.{N}`` with
+    enorm, hnorm, eh_proj [hidden, 2*hidden], shared_head.norm and a MoE decoder body (no embed_tokens or
+    shared_head.head: the target's). Shrunk to 4 main layers, 2 routed experts."""
+
+    def attn(p: str) -> dict[str, list[int]]:
+        out = {p + "input_layernorm.weight": [H], p + "post_attention_layernorm.weight": [H]}
+        out |= {p + "self_attn.q_a_proj.weight": [8, H], p + "self_attn.q_a_layernorm.weight": [8]}
+        out |= {p + "self_attn.q_b_proj.weight": [16, 8], p + "self_attn.kv_a_proj_with_mqa.weight": [12, H]}
+        out |= {p + "self_attn.kv_a_layernorm.weight": [8], p + "self_attn.kv_b_proj.weight": [24, 8]}
+        out |= {p + "self_attn.o_proj.weight": [H, 16], p + "self_attn.indexer.wk.weight": [8, H]}
+        out |= {p + "self_attn.indexer.wq_b.weight": [16, 8], p + "self_attn.indexer.weights_proj.weight": [2, H]}
+        return out | {p + "self_attn.indexer.k_norm.weight": [8], p + "self_attn.indexer.k_norm.bias": [8]}
+
+    def mlp(p: str, moe: bool) -> dict[str, list[int]]:
+        parts = [f"experts.{e}." for e in range(2)] + ["shared_experts."] if moe else [""]
+        out = {f"{p}mlp.{x}{w}.weight": ([H, 8] if w == "down_proj" else [8, H]) for x in parts for w in PROJ}
+        return out | ({p + "mlp.gate.weight": [2, H], p + "mlp.gate.e_score_correction_bias": [2]} if moe else {})
+
+    shapes = {"model.embed_tokens.weight": [V, H], "model.norm.weight": [H], "lm_head.weight": [V, H]}
+    for i in range(5):
+        shapes |= attn(f"model.layers.{i}.") | mlp(f"model.layers.{i}.", moe=i >= 3)
+    p = "model.layers.4."
+    shapes |= {p + "enorm.weight": [H], p + "hnorm.weight": [H], p + "eh_proj.weight": [H, 2 * H]}
+    shapes[p + "shared_head.norm.weight"] = [H]
+    cfg = {"architectures": ["GlmMoeDsaForCausalLM"], "model_type": "glm_moe_dsa", "hidden_size": H, "vocab_size": V}
+    cfg |= {"num_hidden_layers": 4, "first_k_dense_replace": 3, "n_routed_experts": 2, "q_lora_rank": 8}
+    cfg |= {"kv_lora_rank": 8, "num_attention_heads": 2, "tie_word_embeddings": False}
+    if n_nextn is not None:
+        cfg["num_nextn_predict_layers"] = n_nextn
+    return shapes, cfg
+
+
+PROJ = ("gate_proj", "up_proj", "down_proj")
+
+
+def test_glm5_head_as_published_is_judged(tmp_path: Path) -> None:
+    shapes, cfg = _glm5(1)
+    glue = ("model.layers.4.eh_proj.weight", "model.layers.4.shared_head.norm.weight")
+    _judged(tmp_path, shapes, cfg, "glm4_moe_mtp", glue)
+    del shapes["model.layers.4.mlp.experts.1.up_proj.weight"]
+    (f,) = audit_checkpoint(write(tmp_path / "expert", shapes, cfg)).errors
+    assert f.message.endswith("missing: model.layers.4.mlp.experts.1.up_proj.weight"), f.message
+
+
+@pytest.mark.parametrize("n_nextn", [0, None], ids=["zero", "absent"])
+def test_an_undeclared_head_the_target_loader_raises_on_is_an_error(tmp_path: Path, n_nextn: int | None) -> None:
+    """``num_nextn_predict_layers`` 0 or absent (a user turning MTP off in config.json) with model.layers.{N} still
+    stored. vLLM's target loader for these model types (deepseek_v2.py @002d6073 DeepseekV2Model.load_weights, which
+    GLM-5's GlmMoeDsaForCausalLM uses; glm4_moe.py) skips only the layers the picker
+    (``get_spec_layer_idx_from_weight_name``: None unless ``num_nextn_predict_layers > 0``) matches and looks every
+    other name up in ``params_dict[name]``: a KeyError on ``model.layers.{N}.*``, and the server does not start with
+    or without speculation (the KeyError of vllm-project/vllm issue #16450; PR #39480, open, would skip such layers).
+    It was MTP_UNDECLARED (warning, "engines never load them"), exit 0."""
+    shapes, cfg = _glm5(n_nextn)
+    r = audit_checkpoint(write(tmp_path / "ck", shapes, cfg))
+    (f,) = r.errors
+    assert (f.code, r.exit_code) == ("MTP_UNDECLARED", 1), [(g.code, g.message) for g in r.findings]  # /target
+    assert "model.layers.4." in f.message and "num_nextn_predict_layers" in f.message, f.message
+    assert "KeyError" in (f.consequence or ""), f.consequence
+
+
+@pytest.mark.parametrize(
+    ("declared", "types", "ok"),
+    [
+        (1, None, True),  # absent: ["sliding_attention"] * num_nextn_predict_layers
+        (1, ["full_attention"], True),
+        (1, ["sliding_attention", "sliding_attention"], False),
+        (2, ["sliding_attention"], False),
+        (None, ["sliding_attention"], True),  # the key absent: vLLM reads num_nextn_predict_layers with default 1
+        (1, "sliding_attention", False),
+    ],
+)
+def test_dots3_mtp_layer_types_one_entry_per_layer(
+    tmp_path: Path, declared: int | None, types: object, ok: bool
+) -> None:
+    """vLLM speculative.py @002e77c1 hf_config_override, dots3_note: ``n_predict = getattr(hf_config,
+    "num_nextn_predict_layers", 1)``; ``mtp_layer_types`` (default ``["sliding_attention"] * n_predict``) must have one
+    entry per MTP layer, else ValueError "mtp_layer_types must have one entry per MTP layer" before the head is
+    built. It passed with exit 0."""
+    case = CASES["dots3_note_mtp"]
+    cfg = {k: v for k, v in case.config.items() if k != "num_nextn_predict_layers"}
+    cfg |= {"num_nextn_predict_layers": declared} if declared is not None else {}
+    cfg |= {"mtp_layer_types": types} if types is not None else {}
+    shapes = dict(case.shapes)
+    if declared == 2:
+        shapes |= {k.replace("model.layers.2.", "model.layers.3."): v for k, v in shapes.items() if ".2." in k}
+    r = audit_checkpoint(write(tmp_path / "ck", shapes, cfg))
+    if ok:
+        assert r.errors == [] and r.exit_code == 0, [(f.code, f.message) for f in r.errors]
+        return
+    (f,) = r.errors
+    assert (f.code, r.exit_code) == ("DRAFT_CONFIG_INVALID", 1), [(g.code, g.message) for g in r.findings]
+    assert "mtp_layer_types" in f.message and "one entry per MTP layer" in f.message, f.message
+
+
+def test_qwen_head_norms_are_shape_checked(tmp_path: Path) -> None:
+    """vLLM qwen3_5_mtp.py builds ``pre_fc_norm_hidden`` / ``pre_fc_norm_embedding`` as RMSNorm(hidden_size): a
+    stored norm of another width fails its weight loader. The shape rule took a norm to be a name ending in
+    ``norm.weight``, so these two (and ERNIE's ``mtp_emb_norm.0``) were never compared: exit 0."""
+    cfg = _published("Qwen--Qwen3.5-397B-A17B")
+    case = _qwen_case("qwen3_5")
+    shapes = {k.replace("model.", "model.language_model.", 1): v for k, v in case.shapes.items()}
+    shapes["mtp.pre_fc_norm_hidden.weight"] = [2 * H]
+    (f,) = audit_checkpoint(write(tmp_path / "qwen", shapes, cfg)).by_code("MTP_LAYER_SHAPE")
+    assert "mtp.pre_fc_norm_hidden.weight [32] (expected [16]" in f.message, f.message
+    ernie = CASES["ernie_mtp"]
+    shapes = ernie.shapes | {"model.mtp_emb_norm.0.weight": [2 * H]}
+    (f,) = audit_checkpoint(write(tmp_path / "ernie", shapes, ernie.config)).by_code("MTP_LAYER_SHAPE")
+    assert "model.mtp_emb_norm.0.weight [32] (expected [16]" in f.message, f.message
+
+
+def test_qwen4_exp_norm_over_streams(tmp_path: Path) -> None:
+    """Qwen4-Exp (vLLM Qwen4ExpMTP): pre_fc_norm_embedding is [hidden], pre_fc_norm_hidden [hc_count * hidden]; a
+    config whose hidden_size is not the stored one was exit 0 with no finding."""
+    case = CASES["qwen4_exp_mtp"]
+    r = audit_checkpoint(write(tmp_path / "ok", case.shapes, case.config))
+    assert r.errors == [], [(f.code, f.message) for f in r.errors]
+    (f,) = audit_checkpoint(write(tmp_path / "wide", case.shapes, case.config | {"hidden_size": 2 * H})).errors
+    assert f.code == "MTP_LAYER_SHAPE" and "mtp.pre_fc_norm_embedding.weight [16]" in f.message, f.message

@@ -204,6 +204,9 @@ class Family:
     #: prefixes the MTP loader strips from a stored name before it reads the head (vLLM nemotron_h_mtp.py:
     #: ``language_model.`` in vision-language checkpoints): a head stored only under one is judged there
     head_wrappers: tuple[str, ...] = ()
+    #: config key of a list with one entry per declared MTP layer that the engine checks before it builds the head
+    #: (vLLM speculative.py, dots3_note: ``mtp_layer_types``, default one "sliding_attention" per layer)
+    layer_types_key: str = ""
 
 
 def _draft_heads(entry: dict[str, Any]) -> tuple[tuple[str, DraftHead], ...]:
@@ -294,6 +297,7 @@ def families() -> dict[str, Family]:
             block_heads=_draft_heads(merged),
             block_when=tuple((str(k), _conditions(dict(v))) for k, v in dict(merged.get("block_when", {})).items()),
             head_wrappers=_tuple(merged, "head_wrappers"),
+            layer_types_key=str(merged.get("layer_types_key", "")),
         )
     return out
 
