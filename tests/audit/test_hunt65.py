@@ -14,6 +14,7 @@ user runs ``specscope audit DIR``, with the loader's own tensor names (shapes sh
   ``getattr(config, "num_nextn_predict_layers", 1)``), Qwen3.5-397B-A17B (``text_config.mtp_num_hidden_layers``),
   MiMo (``num_nextn_predict_layers: 2``, ``attention_bias: true``), DeepSeek-V4-Pro-NVFP4 (``deepseek_v4``). Each
   was right: complete exits 0 named as its family, glue removed exits 1 naming it, a changed key the right finding.
+- The same llm_config read for an InternVL target: an EAGLE-3 draft trained for a wider target passed (exit 0).
 - A MistralLarge3ForCausalLM draft (speculative.py renames a draft config's architecture
   EagleMistralLarge3ForCausalLM) was judged as a plain draft model; now the census row not judged.
 - GLM-5 / DeepSeek-V3 style heads (model.layers.{N}) with ``num_nextn_predict_layers`` 0 or absent: the target's
@@ -37,7 +38,7 @@ import pytest
 from paths import DATA
 from specscope.audit import audit_checkpoint
 
-from .ckmaker import H, dense_model, layer, write
+from .ckmaker import H, dense_config, dense_model, layer, write
 from .test_census_rows import _qwen_case
 from .test_families import CASES
 from .test_hunt59 import _nemotron_head
@@ -329,3 +330,22 @@ def test_qwen4_exp_norm_over_streams(tmp_path: Path) -> None:
     assert r.errors == [], [(f.code, f.message) for f in r.errors]
     (f,) = audit_checkpoint(write(tmp_path / "wide", case.shapes, case.config | {"hidden_size": 2 * H})).errors
     assert f.code == "MTP_LAYER_SHAPE" and "mtp.pre_fc_norm_embedding.weight [16]" in f.message, f.message
+
+
+def test_an_eagle3_draft_for_an_internvl_target_is_checked_against_llm_config(tmp_path: Path) -> None:
+    """An InternVL target nests its language model under ``llm_config`` (InternVLChatModel; the config class maps it
+    to the text config engines read). An EAGLE-3 draft trained for a 32-wide target, consistent in itself
+    (``target_hidden_size: 32``, fc [16, 3 * 32]), beside a 16-wide target was exit 0: the target's width was read
+    from the top level, which has none."""
+    llm = {**dense_config(2, V), "architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2"}
+    cfg = {"architectures": ["InternVLChatModel"], "model_type": "internvl_chat", "llm_config": llm}
+    shapes = {"language_model." + k: v for k, v in dense_model(2, V).items()}
+    target = _write_vl(tmp_path / "t", shapes | {"vision_model.embeddings.patch_embedding.weight": [8, 8]}, cfg)
+    eagle3 = CASES["eagle3"]
+    draft_cfg = eagle3.config | {"target_hidden_size": 2 * H}
+    draft = write(tmp_path / "d", eagle3.shapes | {"fc.weight": [H, 6 * H]}, draft_cfg)
+    r = audit_checkpoint(target, draft=draft)
+    assert [f.code for f in r.errors] == ["DRAFT_HIDDEN_MISMATCH"] and r.exit_code == 1, [
+        (f.code, f.message) for f in r.findings
+    ]
+    assert "width 32" in r.errors[0].message and "hidden_size is 16" in r.errors[0].message, r.errors[0].message
