@@ -57,6 +57,7 @@ class RegistryRow:
     model_types: tuple[str, ...]
     fc_bias: bool = False
     layers_key: str = ""
+    draft_only: bool = False
 
 
 @cache
@@ -80,6 +81,7 @@ def registry_rows() -> tuple[RegistryRow, ...]:
             model_types=tuple(str(t) for t in r.get("model_types", [])),
             fc_bias=bool(r.get("fc_bias", False)),
             layers_key=str(r.get("layers_key", "")),
+            draft_only=bool(r.get("draft_only", False)),
         )
         for r in raw["row"]
     )
@@ -114,16 +116,17 @@ def draft_row_for(config: dict[str, Any] | None, family: str) -> tuple[str, Regi
     return None
 
 
-def unjudged_draft_row(config: dict[str, Any] | None) -> tuple[str, RegistryRow] | None:
+def unjudged_draft_row(config: dict[str, Any] | None, *, as_draft: bool = True) -> tuple[str, RegistryRow] | None:
     """``(architecture, row)`` when ``config``'s ``architectures`` (or, for a row keyed ``model_type ...``, its
     ``model_type``) name a draft format an engine's registry loads but no family judges (census draft rows with family
-    ""), else None. The architecture shown is the declared one, else the model type."""
+    ""), else None. The architecture shown is the declared one, else the model type. A ``draft_only`` row (a target's
+    architecture the engine renames when it is given as the draft) applies only ``as_draft``."""
     cfg = config or {}
     archs = cfg.get("architectures")
     archs = [str(a) for a in archs] if isinstance(archs, list) else []
     model_type = str(cfg.get("model_type", ""))
     for row in registry_rows():
-        if row.family or row.kind != "draft":
+        if row.family or row.kind != "draft" or (row.draft_only and not as_draft):
             continue
         if model_type and model_type in row.model_types:
             return (", ".join(archs) or f"(none; model_type {model_type})"), row

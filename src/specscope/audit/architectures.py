@@ -17,7 +17,7 @@ from importlib import resources
 from typing import Any
 
 from specscope.audit.layout import is_vision, layer_of, module_of
-from specscope.checkpoint.index import network_config
+from specscope.checkpoint.index import nested_text_config, network_config
 
 __all__ = [
     "Family",
@@ -219,6 +219,12 @@ class Family:
     block_moe: tuple[tuple[str, MoeBlock], ...] = ()
     #: the separate LM head a draft whose config sets ``tie_word_embeddings`` false must hold
     lm_head: str = "lm_head.weight"
+    #: prefixes the MTP loader strips from a stored name before it reads the head (vLLM nemotron_h_mtp.py:
+    #: ``language_model.`` in vision-language checkpoints): a head stored only under one is judged there
+    head_wrappers: tuple[str, ...] = ()
+    #: config key of a list with one entry per declared MTP layer that the engine checks before it builds the head
+    #: (vLLM speculative.py, dots3_note: ``mtp_layer_types``, default one "sliding_attention" per layer)
+    layer_types_key: str = ""
 
 
 def _draft_heads(entry: dict[str, Any]) -> tuple[tuple[str, DraftHead], ...]:
@@ -324,6 +330,8 @@ def families() -> dict[str, Family]:
             block_heads=_draft_heads(merged),
             block_moe=_moe_blocks(merged),
             block_when=tuple((str(k), _conditions(dict(v))) for k, v in dict(merged.get("block_when", {})).items()),
+            head_wrappers=_tuple(merged, "head_wrappers"),
+            layer_types_key=str(merged.get("layer_types_key", "")),
         )
     return out
 
@@ -344,12 +352,12 @@ def _int(cfg: dict[str, Any], key: str) -> int:
 
 
 def _configs(config: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """``text_config`` first (vision-language wrappers declare the text model's keys there), then the top level, then
-    the top level with its ``mtp_config`` keys (Inkling)."""
+    """The nested language model's config first (:func:`.nested_text_config`: vision-language wrappers declare the
+    text model's keys there), then the top level, then the top level with its ``mtp_config`` keys (Inkling)."""
     if not config:
         return []
-    tc = config.get("text_config")
-    out = [tc, config] if isinstance(tc, dict) else [config]
+    tc = nested_text_config(config)
+    out = [tc, config] if tc is not None else [config]
     mtp = config.get("mtp_config")  # Inkling: num_nextn_predict_layers under mtp_config (vLLM speculative.py)
     return [*out, {**config, **mtp}] if isinstance(mtp, dict) else out
 
@@ -841,6 +849,20 @@ def _pattern_end_norms(fam: Family, cfg: dict[str, Any], n_layers: int) -> list[
     return [f"{fam.head_prefix}layers.{width * (i + 1) - 1}.{fam.end_norm}" for i in range(n_layers)]
 
 
+def _wrapped_head(fam: Family, names: list[str]) -> Family:
+    """``fam`` with its head under the wrapper the checkpoint stores its model under (``head_wrappers``, e.g.
+    Nemotron-H's ``language_model.`` of a vision-language checkpoint: the head is then ``language_model.mtp.``) when
+    nothing is stored under its own head prefix, else ``fam``."""
+    own = fam.head_prefix
+    if not fam.head_wrappers or not own or any(n.startswith(own) for n in names):
+        return fam
+    for wrapper in fam.head_wrappers:
+        if any(n.startswith(wrapper) for n in names):
+            graft = wrapper + fam.graft_prefix if fam.graft_prefix.startswith(own) else fam.graft_prefix
+            return replace(fam, head_prefix=wrapper + own, graft_prefix=graft)
+    return fam
+
+
 def _other_spelling(fam: Family, names: list[str], n_main: int, main: str) -> tuple[str, int] | None:
     """The family's other layer spelling (``layer_spellings``) when the checkpoint holds its first layer there and
     nothing under the family's own first layer prefix, else None."""
@@ -872,6 +894,7 @@ def draft_layout(
     """
     cfg = config or {}
     fam = with_draft_head(fam, cfg) if fam.block_heads else fam
+    fam = _wrapped_head(fam, sorted(names))
     tc = network_config(cfg)
     n_layers = num_layers if num_layers is not None else _declared_layers(fam, tc, cfg)
     hidden = tc.get("hidden_size") if isinstance(tc.get("hidden_size"), int) else None

@@ -8,6 +8,7 @@ share and is declared by: :mod:`specscope.audit.architectures` (``architectures.
 
 from __future__ import annotations
 
+import json
 import re
 
 from specscope.audit.archdoc import unjudged_mtp_model_types
@@ -354,6 +355,32 @@ def _layers_unsupported(ck: Checkpoint, layout: DraftLayout) -> Finding | None:
     )
 
 
+def _layer_types_invalid(ck: Checkpoint, layout: DraftLayout) -> Finding | None:
+    """``DRAFT_CONFIG_INVALID/mtp`` (ERROR): the family's per-layer list (architectures.toml ``layer_types_key``) is
+    not a list with one entry per declared MTP layer. vLLM speculative.py @002e77c1, dots3_note: ``n_predict =
+    getattr(hf_config, "num_nextn_predict_layers", 1)``, ``mtp_layer_types`` defaults to one "sliding_attention" per
+    layer and any other length raises "mtp_layer_types must have one entry per MTP layer"."""
+    key = layout.family.layer_types_key
+    cfg = ck.text_config
+    if not key or key not in cfg:
+        return None
+    value, layers_key = cfg[key], layout.family.layers_key
+    declared = config_int(cfg, layers_key)
+    declared = 1 if declared is None and layers_key not in cfg else declared
+    if isinstance(value, list) and declared is not None and len(value) == declared:
+        return None
+    shown = f"a list of {len(value)}" if isinstance(value, list) else repr(value)
+    return finding(
+        "DRAFT_CONFIG_INVALID/mtp",
+        file="config.json",
+        config_key=key,
+        value=json.dumps(value),
+        why=f"{shown} where the engine wants one entry per MTP layer ({layers_key}: {declared})",
+        expected=f"a list of {declared} layer type(s)",
+        details={"family": layout.family.key, "key": key, "declared": declared},
+    )
+
+
 def check_mtp(ck: Checkpoint) -> tuple[list[Finding], DraftLayout | None]:
     """Findings for the declared MTP head, and the layout used (None when the config declares no MTP).
 
@@ -377,7 +404,8 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], DraftLayout | None]:
         return [unknown], layout
     if not on_head:
         return [_missing_all(ck, layout, names)], layout
-    checks = (_layers_unsupported(ck, layout), _incomplete(ck, layout, names), _layers_not_built(ck, layout, names))
+    checks = [_layers_unsupported(ck, layout), _layer_types_invalid(ck, layout), _incomplete(ck, layout, names)]
+    checks.append(_layers_not_built(ck, layout, names))
     out = [f for f in checks if f is not None]
     physical = sorted(n for n in ck.locations if layout.contains(n))
     out += [f for f in (_not_indexed(ck, physical), _fusion_shape(ck, layout)) if f is not None]

@@ -79,7 +79,10 @@ def undeclared_head(ck: Checkpoint) -> tuple[Finding, tuple[str, ...]] | None:
     """``MTP_UNDECLARED`` (WARNING) and the head's prefixes, for MTP tensors a config that declares no MTP head holds:
     Qwen-style ``mtp.*`` without ``mtp_num_hidden_layers``, MiMo ``model.mtp_layers.*``, or DeepSeek-style layers at
     index ``num_hidden_layers`` and above with ``num_nextn_predict_layers`` 0 or absent. Engines build only the layers
-    the config declares, so these tensors are never loaded (nor read per step: the census leaves them out).
+    the config declares, so these tensors are never loaded (nor read per step: the census leaves them out). Where the
+    family's target loader raises on main layers past the ones its MTP picker matches (architectures.toml
+    ``target_past_layers``: DeepSeek-V3, GLM-4.5 .. GLM-5, Kimi-K3, GLM-OCR), layers stored at ``num_hidden_layers`` and
+    above are ``MTP_UNDECLARED/target`` (ERROR): the picker matches none when the key is 0 or absent.
 
     A model type no engine of the census loads an MTP head for, whose config declares one by :data:`_NO_LOADER_KEYS`
     (MiniMax-M2): ``MTP_NO_ENGINE`` (INFO) with no such tensor stored, ``MTP_NO_ENGINE/stored`` (WARNING) with them,
@@ -117,8 +120,11 @@ def undeclared_head(ck: Checkpoint) -> tuple[Finding, tuple[str, ...]] | None:
     key = fam.layers_key
     value = tc.get(key)
     shown = "absent" if value is None else f"{value!r}"
+    code = "MTP_UNDECLARED"
+    if fam.target_past_layers == "raises" and not any(p.startswith(("mtp.", "model.mtp")) for p in prefixes):
+        code = "MTP_UNDECLARED/target"  # main layers past num_hidden_layers: the target's own loader raises first
     return (
-        finding("MTP_UNDECLARED", config_key=key, declared=shown, **facts, details=details | {"config_key": key}),
+        finding(code, config_key=key, declared=shown, **facts, details=details | {"config_key": key}),
         tuple(sorted(prefixes)),
     )
 

@@ -65,6 +65,13 @@ def _comparable(draft: TensorInfo, main: TensorInfo) -> bool:
     return draft.shape[:1] == main.shape[:1] and len(draft.shape) == len(main.shape)
 
 
+def _is_norm(name: str) -> bool:
+    """Whether ``name`` is a norm's weight by its module path: ``enorm.weight``, Qwen's ``pre_fc_norm_hidden.weight``,
+    ERNIE's ``mtp_emb_norm.0.weight``, LongCat's ``enorm.m.weight`` (a module whose last two parts hold ``norm``)."""
+    stem, _, leaf = name.rpartition(".")
+    return leaf == "weight" and any("norm" in part for part in stem.split(".")[-2:])
+
+
 def check_mtp_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     """``MTP_LAYER_SHAPE``: draft-layer tensors shaped unlike the main layer they mirror; norms not ``[hidden]`` (or
     ``[hidden * hc_count]`` for a norm over hyper-connection streams, vLLM Qwen4ExpMTP ``pre_fc_norm_hidden``)."""
@@ -80,7 +87,7 @@ def check_mtp_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
             main = ck.tensor(ref)
             if main is not None and not _comparable(info, main):
                 bad.append((name, info, f"{main.dtype} {list(main.shape)}", f"as {ref}"))
-    norms = [n for n in layout.specific if n.endswith("norm.weight")]
+    norms = [n for n in layout.specific if _is_norm(n)]
     streams = config_int(ck.text_config, "hc_count") or 1  # Qwen4-Exp: pre_fc_norm_hidden spans hc_count streams
     for name in norms:
         norm = ck.tensor(name)

@@ -51,6 +51,7 @@ from specscope.audit.rules_shapes import check_draft_shapes
 from specscope.audit.rules_speculators import check_speculators, check_verifier, speculators_facts
 from specscope.audit.rules_vocab import check_vocab_map
 from specscope.checkpoint import ByteSource, Checkpoint, load_checkpoint
+from specscope.checkpoint.index import nested_text_config
 
 __all__ = ["audit_checkpoint", "audit_loaded", "separate_draft_layout"]
 
@@ -58,9 +59,7 @@ __all__ = ["audit_checkpoint", "audit_loaded", "separate_draft_layout"]
 def _num_layers(cfg: dict[str, Any] | None) -> int | None:
     if not cfg:
         return None
-    text_cfg = cfg.get("text_config")
-    tc: dict[str, Any] = text_cfg if isinstance(text_cfg, dict) else cfg
-    n = tc.get("num_hidden_layers")
+    n = (nested_text_config(cfg) or cfg).get("num_hidden_layers")
     return n if isinstance(n, int) else None
 
 
@@ -81,11 +80,11 @@ def separate_draft_layout(ck: Checkpoint, *, as_draft: bool) -> DraftLayout | No
     return draft_layout(fam, ck.config, names) if fam is not None else None
 
 
-def _unknown_draft_format(ck: Checkpoint) -> Finding | None:
+def _unknown_draft_format(ck: Checkpoint, *, as_draft: bool) -> Finding | None:
     """``DRAFT_FORMAT_UNKNOWN`` (WARNING) for a draft whose ``architectures`` an engine's registry loads but no family
     of the census judges (:func:`.archdoc.unjudged_draft_row`): what it holds beside what the nearest family would
     need; no family's rule runs on it."""
-    hit = unjudged_draft_row(ck.config)
+    hit = unjudged_draft_row(ck.config, as_draft=as_draft)
     if hit is None:
         return None
     arch, row = hit
@@ -217,7 +216,7 @@ def _heads(
     if layout is not None:  # head layers past the count the engine builds are stored, never read per step
         past = [p for f in mtp_findings if f.code == "MTP_LAYERS_NOT_BUILT" for p in f.details["prefixes"]]
         return mtp_findings, layout, None, tuple(past)
-    unknown = _unknown_draft_format(ck) or _unlisted_draft_format(ck)
+    unknown = _unknown_draft_format(ck, as_draft=as_draft) or _unlisted_draft_format(ck)
     if unknown is not None:
         return [unknown], None, None, ()
     draft = separate_draft_layout(ck, as_draft=as_draft)

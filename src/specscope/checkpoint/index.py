@@ -41,6 +41,7 @@ __all__ = [
     "Checkpoint",
     "read_header",
     "load_checkpoint",
+    "nested_text_config",
     "shard_name_is_safe",
 ]
 
@@ -50,14 +51,28 @@ INDEX_NAME = "model.safetensors.index.json"
 DRAFT_NESTED_CONFIG_KEYS = ("transformer_layer_config", "model")
 
 
-def network_config(config: dict[str, Any] | None) -> dict[str, Any]:
-    """The config that describes the network's shapes: ``config["text_config"]`` for vision-language checkpoints;
-    for a draft whose shapes are nested, the nested config with the top-level keys it lacks (the speculators format's
-    ``transformer_layer_config``, vLLM ``transformers_utils/configs/speculators/base.py``; EAGLE's ``model``, vLLM
-    ``transformers_utils/configs/eagle.py`` ``EAGLEConfig``); else ``config`` itself ({} if none)."""
+#: config keys under which a vision-language wrapper nests its language model's config, the first present wins:
+#: ``text_config`` (transformers), ``llm_config`` (Nemotron-H Nano VL / Omni, InternVL: their config classes map it to
+#: the ``text_config`` engines read; vLLM ``speculative.py`` @002e77c1 promotes ``hf_config.text_config`` of
+#: NemotronH_Super_Omni_Reasoning_V3 before its ``nemotron_h`` MTP switch)
+TEXT_CONFIG_KEYS = ("text_config", "llm_config")
+
+
+def nested_text_config(config: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The language model's config a vision-language ``config`` nests (:data:`TEXT_CONFIG_KEYS`), else None."""
     cfg = config or {}
-    tc = cfg.get("text_config")
-    if isinstance(tc, dict):
+    return next((tc for key in TEXT_CONFIG_KEYS if isinstance(tc := cfg.get(key), dict)), None)
+
+
+def network_config(config: dict[str, Any] | None) -> dict[str, Any]:
+    """The config that describes the network's shapes: the nested language model's (:func:`nested_text_config`) for
+    vision-language checkpoints; for a draft whose shapes are nested, the nested config with the top-level keys it
+    lacks (the speculators format's ``transformer_layer_config``, vLLM
+    ``transformers_utils/configs/speculators/base.py``; EAGLE's ``model``, vLLM ``transformers_utils/configs/eagle.py``
+    ``EAGLEConfig``); else ``config`` itself ({} if none)."""
+    cfg = config or {}
+    tc = nested_text_config(cfg)
+    if tc is not None:
         return tc
     for key in DRAFT_NESTED_CONFIG_KEYS:
         nested = cfg.get(key)

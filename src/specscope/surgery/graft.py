@@ -19,6 +19,7 @@ from specscope.audit.quantcfg import effective_view, quant_views
 from specscope.audit.rules_mtp import mtp_layout
 from specscope.checkpoint import load_checkpoint
 from specscope.checkpoint.dtypes import FLOAT8_DTYPES
+from specscope.checkpoint.index import network_config
 from specscope.checkpoint.schema import read_config_file
 from specscope.errors import SurgeryError
 from specscope.surgery.configs import add_exclusions, dialect, exclude_lists
@@ -256,8 +257,8 @@ def plan_derived(
 
 
 def _hidden(cfg: dict[str, Any] | None) -> int | None:
-    tc = (cfg or {}).get("text_config")
-    return config_int(tc if isinstance(tc, dict) else cfg, "hidden_size")
+    """The language model's ``hidden_size`` (:func:`.network_config`: ``text_config`` / ``llm_config`` first)."""
+    return config_int(network_config(cfg), "hidden_size")
 
 
 def _head_prefixes(want: DraftLayout) -> tuple[str, ...]:
