@@ -56,7 +56,9 @@ def _fact_lines(facts: dict[str, Any]) -> list[str]:
             )
     for label, fam in (("MTP head", facts.get("mtp")), ("draft", facts.get("draft_family"))):
         if fam:
-            out.append(f"{label}: {fam['family_title']}, {fam['layers']} layer(s), {fam['required_tensors']} tensors")
+            out.append(
+                f"{label}: {fam['family_title']}, {fam['layers']} layer(s), {fam['required_tensors']} required tensors"
+            )
     return out
 
 
