@@ -222,9 +222,16 @@ def test_an_open_loop_run_is_no_single_stream_measurement():
         cell("mtp", "code", 1, r, 24.3, tpot_p50_s=1 / 25.3, counters=spec, acceptance_rate=0.55, client=loop)
         for r in range(2)
     ]
+    cells += [cell("base-again", "code", 1, r, 27.5, tpot_p50_s=1 / 29.0, client=loop) for r in range(2)]
     with pytest.raises(ConfigError) as e:
-        predict_run(cells, target_bytes=0.27e9)
-    assert "open loop" in str(e.value) and "--max-concurrency 1" in e.value.fix
+        predict_run(cells, target_bytes=0.27e9, run="runs/run-1")
+    assert "open loop" in str(e.value)
+    # the fix runs: the stored run's options at one stream (`--configs base,base-again,mtp` was refused by bench: a
+    # control's name is --aa's, user62), then predict on the new run
+    assert e.value.fix == (
+        "`specscope bench --like runs/run-1 --max-concurrency 1` (its configs and workloads at one stream), then "
+        "`specscope predict NEW_RUN`"
+    )
 
 
 def test_a_drafter_that_drafts_on_few_steps_is_projected_with_that_fraction():

@@ -427,12 +427,12 @@ def predict_run(  # noqa: PLR0913 - the library entry point behind `specscope pr
     if not cells and any(open_loop(c) is not None for c in every):
         axis = level_axis(every)
         levels = ", ".join(dict.fromkeys(axis.label(c.concurrency) for c in every))
-        configs = ",".join(dict.fromkeys(c.config for c in every))
         raise ConfigError(
             "predict models one stream, and this run is an open loop (requests sent at a rate, any number in flight)",
             found=f"levels {levels}",
             expected="closed-loop cells at one stream (bench --max-concurrency 1)",
-            fix=f"specscope bench --configs {configs} --max-concurrency 1",
+            fix=f"`specscope bench --like {'RUN' if run is None else shell_word(run)} --max-concurrency 1` (its "
+            "configs and workloads at one stream), then `specscope predict NEW_RUN`",
         )
     rates = _measured_rates(cells)
     notes = [
