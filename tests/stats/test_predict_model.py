@@ -312,7 +312,7 @@ def test_a_run_without_one_stream_names_its_levels_and_a_command(tmp_path):
         cell("mtp", "code", 2, r, 24.3, tpot_p50_s=1 / 25.3, counters=spec, acceptance_rate=0.55) for r in range(2)
     ]
     with pytest.raises(ConfigError) as e:
-        predict_run(cells, target_bytes=0.27e9, run="runs/run-1")
+        predict_run(cells, run="runs/run-1")  # no byte count either: the cells are what is missing first
     assert e.value.found == "no concurrency-1 cells (the run's levels: N=2)"
     assert e.value.fix == "`specscope bench --like runs/run-1 --max-concurrency 1`, then `specscope predict NEW_RUN`"
     imported = [dataclasses.replace(c, token_source="imported") for c in cells]

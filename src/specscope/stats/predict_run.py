@@ -457,7 +457,6 @@ def predict_run(  # noqa: PLR0913 - the library entry point behind `specscope pr
         "errors are in-sample: the draft overhead is fitted on the cells it is compared with",
         *_output_rate_note(rates),
     ]
-    target_bytes, recorded = _target_bytes(target_bytes, facts.of(baseline), model_bytes)
     base_rates = [v[0] for (cfg, _), v in rates.items() if cfg == baseline]
     if not base_rates:
         # the baseline's cells that are there but unusable say why (a failed cell's reasons), else the configs found
@@ -492,6 +491,8 @@ def predict_run(  # noqa: PLR0913 - the library entry point behind `specscope pr
             expected=f"a config that drafts beside {baseline!r} at concurrency 1",
             fix="bench one beside the baseline, e.g. `specscope bench --configs base,ngram --max-concurrency 1`",
         )
+    # after the cells' checks: a run with no cell to fit is told so first, not asked for a byte count it cannot use
+    target_bytes, recorded = _target_bytes(target_bytes, facts.of(baseline), model_bytes)
     base_tok_s = float(np.mean(base_rates))  # tokens/s, averaged over workloads (decode is content-blind)
     effective_bw = target_bytes * base_tok_s  # bytes/s
     base_model = StepModel(target_bytes, 0.0, effective_bw, bandwidth_bytes_s)
