@@ -185,6 +185,9 @@ def test_a_bare_folder_as_tracking_uri_is_told_its_file_uri_and_that_runs(tmp_pa
     assert code == 2 and err.rstrip().endswith(f"fix: pass the folder as a file: URI, --tracking-uri {uri}"), err
     code, out, err = cli(["export", run, "--to", "mlflow", "--tracking-uri", uri], capsys, monkeypatch, tmp_path)
     assert code == 0 and "(created)" in out and uri in out, err
+    # MLflow 3's client refuses a file store unless told (user62: reading the export back raised MlflowException)
+    assert "read it back with MLFLOW_ALLOW_FILE_STORE=true set (e.g. `MLFLOW_ALLOW_FILE_STORE=true mlflow ui " in out
+    assert f"--backend-store-uri {uri}`): MLflow's file store is in maintenance mode" in " ".join(out.split())
 
 
 def test_the_tracking_uri_help_says_a_folder_is_given_as_a_file_uri(tmp_path, capsys, monkeypatch):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from cellmaker import cell, counters
 
@@ -222,9 +224,16 @@ def test_an_open_loop_run_is_no_single_stream_measurement():
         cell("mtp", "code", 1, r, 24.3, tpot_p50_s=1 / 25.3, counters=spec, acceptance_rate=0.55, client=loop)
         for r in range(2)
     ]
+    cells += [cell("base-again", "code", 1, r, 27.5, tpot_p50_s=1 / 29.0, client=loop) for r in range(2)]
     with pytest.raises(ConfigError) as e:
-        predict_run(cells, target_bytes=0.27e9)
-    assert "open loop" in str(e.value) and "--max-concurrency 1" in e.value.fix
+        predict_run(cells, target_bytes=0.27e9, run="runs/run-1")
+    assert "open loop" in str(e.value)
+    # the fix runs: the stored run's options at one stream (`--configs base,base-again,mtp` was refused by bench: a
+    # control's name is --aa's, user62), then predict on the new run
+    assert e.value.fix == (
+        "`specscope bench --like runs/run-1 --max-concurrency 1` (its configs and workloads at one stream), then "
+        "`specscope predict NEW_RUN`"
+    )
 
 
 def test_a_drafter_that_drafts_on_few_steps_is_projected_with_that_fraction():
@@ -293,3 +302,24 @@ def test_a_baseline_with_no_concurrency_1_cell_names_the_configs_there_in_words(
     with pytest.raises(ConfigError) as e:
         predict_run(cells, target_bytes=1e8)
     assert e.value.found == "configs at concurrency 1: eagle, mtp", e.value.one_line()
+
+
+def test_a_run_without_one_stream_names_its_levels_and_a_command(tmp_path):
+    """A run measured at N=2 only (user62: an import of `vllm bench serve --max-concurrency 2` files) said 'found: no
+    concurrency-1 cells ... fix: bench with --max-concurrency 1 and the 'base' config', no level and no command."""
+    spec = {"drafts": 90.0, "draft_tokens": 360.0, "accepted_tokens": 198.0}
+    cells = [cell("base", "code", 2, r, 27.8, tpot_p50_s=1 / 29.2) for r in range(2)] + [
+        cell("mtp", "code", 2, r, 24.3, tpot_p50_s=1 / 25.3, counters=spec, acceptance_rate=0.55) for r in range(2)
+    ]
+    with pytest.raises(ConfigError) as e:
+        predict_run(cells, run="runs/run-1")  # no byte count either: the cells are what is missing first
+    assert e.value.found == "no concurrency-1 cells (the run's levels: N=2)"
+    assert e.value.fix == "`specscope bench --like runs/run-1 --max-concurrency 1`, then `specscope predict NEW_RUN`"
+    imported = [dataclasses.replace(c, token_source="imported") for c in cells]
+    with pytest.raises(ConfigError) as e:
+        predict_run(imported, target_bytes=0.27e9, run="runs/run-1")
+    assert e.value.fix == (
+        "import each config's result files measured at one stream (`vllm bench serve --max-concurrency 1 "
+        "--save-result`; SGLang bench_serving --max-concurrency 1), `specscope import FILE... --config NAME --out "
+        "NEW_RUN`, then `specscope predict NEW_RUN`"
+    )

@@ -27,9 +27,10 @@ from specscope.checkpoint.header import (
     header_length,
     parse_header,
 )
+from specscope.checkpoint.kind import checkpoint_elsewhere
 from specscope.checkpoint.safefiles import RepeatedKey
 from specscope.checkpoint.schema import check_json_file
-from specscope.checkpoint.source import ByteSource, open_source
+from specscope.checkpoint.source import ByteSource, LocalSource, open_source
 from specscope.errors import CheckpointError
 
 __all__ = [
@@ -292,11 +293,12 @@ def load_checkpoint(target: str | os.PathLike[str] | ByteSource) -> Checkpoint:
         | {s for s in weight_map.values() if shard_name_is_safe(s)}
     )
     if not shard_names and config is None and not broken:
+        instead = checkpoint_elsewhere(files, source.label) if isinstance(source, LocalSource) else None
         raise CheckpointError(
             "no checkpoint here",
-            found=f"{source.label}: no config.json and no *.safetensors",
+            found=f"{source.label}: no config.json and no *.safetensors" + (f"; {instead[0]}" if instead else ""),
             expected="a model folder or repo with config.json and safetensors shards",
-            fix="point at the folder that holds config.json",
+            fix=instead[1] if instead else "point at the folder that holds config.json",
         )
     shards: dict[str, ShardRead] = {}
     locations: dict[str, list[TensorLocation]] = {}

@@ -56,7 +56,9 @@ def _fact_lines(facts: dict[str, Any]) -> list[str]:
             )
     for label, fam in (("MTP head", facts.get("mtp")), ("draft", facts.get("draft_family"))):
         if fam:
-            out.append(f"{label}: {fam['family_title']}, {fam['layers']} layer(s), {fam['required_tensors']} tensors")
+            out.append(
+                f"{label}: {fam['family_title']}, {fam['layers']} layer(s), {fam['required_tensors']} required tensors"
+            )
     return out
 
 
@@ -120,6 +122,27 @@ def _render(report: AuditReport, strict: bool, console: Console) -> None:
     console.print(f"{n_err} error(s), {n_warn} warning(s); exit {report.exit_code_for(strict=strict)}")
 
 
+def _refuse_run_folder(target: str) -> None:
+    """Refuse a run folder given as the checkpoint (a user's slip between commands), naming the command that reads it.
+
+    Raises:
+        ConfigError: ``target`` is a folder with a run's manifest and database.
+    """
+    from pathlib import Path
+
+    from specscope.errors import ConfigError
+    from specscope.store import DB_NAME, MANIFEST_NAME, is_run_folder
+    from specscope.textsafe import shell_word
+
+    if is_run_folder(Path(target)):
+        raise ConfigError(
+            f"{target} is a specscope run folder, not a checkpoint",
+            found=f"{MANIFEST_NAME} and {DB_NAME} (a run that `specscope bench` or `specscope import` wrote)",
+            expected="a checkpoint folder, a .safetensors or .gguf file, or a hub repo id",
+            fix=f"`specscope report {shell_word(target)}`",
+        )
+
+
 def register(app: typer.Typer) -> None:
     @app.command("audit", cls=VocabCommand)
     def audit(
@@ -144,6 +167,7 @@ def register(app: typer.Typer) -> None:
         from specscope.audit import audit_checkpoint
         from specscope.checkpoint import open_source
 
+        _refuse_run_folder(target)
         source = open_source(target, follow_symlinks=True) if follow_symlinks else target
         report = audit_checkpoint(source, draft=draft, bandwidth=bandwidth)
         if hashes or hashes_file or hashes_hub:

@@ -71,6 +71,12 @@ def _mlflow(run: Path, tracking_uri: str | None) -> None:
         f"MLflow run {out.run_id} ({out.outcome}) in experiment {out.experiment_id} at {out.tracking_uri}: "
         f"{out.params} params, {out.metrics} metrics, report.json and report.html"
     )
+    if out.tracking_uri.startswith("file:"):  # MLflow 3 opens its file store only when told (export sets it)
+        typer.echo(
+            "note: read it back with MLFLOW_ALLOW_FILE_STORE=true set (e.g. `MLFLOW_ALLOW_FILE_STORE=true mlflow ui "
+            f"--backend-store-uri {out.tracking_uri}`): MLflow's file store is in maintenance mode and its client "
+            "refuses to open it otherwise"
+        )
 
 
 def export_cmd(

@@ -116,7 +116,8 @@ def _print_facts(
 
     loaded = _census_check(facts, census)
     has_kv = facts.kv_cache_size_tokens or facts.gpu_blocks
-    capacity = capacity_from_log(facts, plan) if plan is not None or has_kv else None
+    engines = tuple(r.engine for r in log.readings)
+    capacity = capacity_from_log(facts, plan, engines=engines, log=str(path)) if plan is not None or has_kv else None
     spec = facts.speculative_config or {}
     method, k = spec.get("method"), spec.get("num_speculative_tokens")
     k = k if isinstance(k, int) and not isinstance(k, bool) and k > 0 else None
@@ -142,8 +143,8 @@ def _print_facts(
         doc["log_pools"] = [p.model_dump() for p in log.pools]
         emit(dumps_strict(doc, indent=2), output)
     else:
-        engines = ", ".join(r.engine for r in log.readings)
-        table = Table(title=f"server log facts{f' ({engines})' if engines else ''}: {path}", show_header=False)
+        named = ", ".join(engines)
+        table = Table(title=f"server log facts{f' ({named})' if named else ''}: {path}", show_header=False)
         hidden = {"failures", "spec_decoding", "spec_cumulative", "non_default_args", "stats", "unreadable_lines"}
         hidden |= {name for s, _x in summaries for name in s.hidden}
         shown = facts.model_dump(exclude=hidden)

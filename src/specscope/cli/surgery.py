@@ -138,6 +138,16 @@ def _print_compare(rows: list[TensorComparison], con: Console) -> None:
             "" if r.max_abs_diff is None else f"{r.max_abs_diff:.7g}",
         )
     con.print(t)
+    deq = [r for r in rows if r.dequantized]
+    if deq:
+        con.print(
+            f"{len(deq)} NVFP4 weight(s) dequantized (E2M1 code x block scale x weight_scale_2, side "
+            f"{'/'.join(sorted({r.dequantized.upper() for r in deq if r.dequantized}))}) to be compared with the "
+            "other side's float weight: their cosine and max abs diff are the quantization error",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     for r in rows:
         if r.all_zero:
             side = "both sides are" if r.all_zero == "both" else f"{r.all_zero.upper()} is"
@@ -195,7 +205,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Tensor by tensor: presence, dtype, shape, identical bytes, cosine, max abs diff, NaN/Inf counts.
 
-        Cosine and max abs diff cover positions finite on both sides; NaN / Inf elements are counted per side."""
+        Cosine and max abs diff cover positions finite on both sides; NaN / Inf elements are counted per side. A
+        ModelOpt NVFP4 weight against a float one (a head and its quantize-draft result) is dequantized first."""
         from specscope.cli.options import TEXT_JSON
         from specscope.cli.output import emit, report_target
         from specscope.surgery import compare_checkpoints

@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from specscope.errors import ConfigError
 from specscope.launch.logfacts import LogFacts
+from specscope.textsafe import shell_word
 from specscope.values import parse_pairs, parse_token_count, ratio_text
 from specscope.workload.context import MAX_CONTEXT_TOKENS
 
@@ -183,19 +184,33 @@ def _dp_engines(facts: LogFacts) -> tuple[int, str]:
     return 1, "one engine (no data parallelism in the log)"
 
 
-def kv_capacity(facts: LogFacts, *, kv_groups: int | None = None) -> KvCapacity:
+def kv_capacity(
+    facts: LogFacts, *, kv_groups: int | None = None, engines: tuple[str, ...] = (), log: str = "LOG"
+) -> KvCapacity:
     """The KV pool of ``facts`` from the engine's own statements (see the module docstring).
 
     Args:
         facts: a parsed start-up log.
         kv_groups: the number of KV-cache groups when known (e.g. from the model config); searched otherwise
             (1 for a plain model, 2..8 for a hybrid one).
+        engines: the engines whose lines the log holds (``EngineLog.engine``), named in the refusal of a log of
+            another engine than vLLM (its KV-cache lines are vLLM's), with ``log`` (the file's path) in the fix.
 
     Raises:
         ConfigError: the log states no KV capacity at all (nothing to plan from).
     """
     bs, bs_source = _block_size(facts)
     tokens = _kv_tokens(facts, bs)
+    others = [e for e in engines if e != "vllm"]
+    if tokens is None and facts.gpu_blocks is None and others and "vllm" not in engines:
+        raise ConfigError(
+            "the log has no KV cache size line to plan from",
+            found=f"the log is {others[0]}'s: --plan reads vLLM's KV-cache start-up lines only "
+            "('GPU KV cache size: N tokens', '# GPU blocks: N')",
+            expected="a vLLM start-up log that reached the KV cache allocation",
+            fix=f"`specscope serve --parse-log {shell_word(log)}` without --plan (the log's facts and acceptance); "
+            "--plan takes a vLLM log",
+        )
     if tokens is None and facts.gpu_blocks is None:
         raise ConfigError(
             "the log has no KV cache size line to plan from",
@@ -499,14 +514,17 @@ def _plan_tokens(value: str, example: str) -> int:
         ) from None
 
 
-def capacity_from_log(facts: LogFacts, spec: str | None = None) -> tuple[KvCapacity, CapacityPlan | None]:
+def capacity_from_log(
+    facts: LogFacts, spec: str | None = None, *, engines: tuple[str, ...] = (), log: str = "LOG"
+) -> tuple[KvCapacity, CapacityPlan | None]:
     """:func:`kv_capacity` of ``facts`` and, when ``spec`` (``--plan`` text) is given, :func:`plan_capacity`.
 
     ``max-num-seqs`` defaults to the log's own ``max_num_seqs`` (non-default args), then vLLM's default; a plan at
-    another max-num-seqs than the log's own is unknown (the pool was sized at the log's).
+    another max-num-seqs than the log's own is unknown (the pool was sized at the log's). ``engines`` and ``log``:
+    as :func:`kv_capacity` takes them.
     """
     values = parse_plan_spec(spec) if spec is not None else {}
-    cap = kv_capacity(facts, kv_groups=values.get("kv_groups"))
+    cap = kv_capacity(facts, kv_groups=values.get("kv_groups"), engines=engines, log=log)
     if spec is None:
         return cap, None
     logged = (facts.non_default_args or {}).get("max_num_seqs")

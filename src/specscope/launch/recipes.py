@@ -47,7 +47,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from specscope.errors import ConfigError
+from specscope.errors import ConfigError, did_you_mean
 from specscope.kaxis import split_k_name
 from specscope.readfile import (
     SETTINGS_FILE_MAX_BYTES,
@@ -312,6 +312,40 @@ class RecipeBook(BaseModel):
         )
 
 
+#: keys a user of another engine writes to choose it: a recipe has none (it is a ``vllm serve`` command line)
+_ENGINE_KEYS = ("engine", "backend", "server")
+
+
+def _invalid_recipe(name: str, source: str, exc: ValidationError) -> ConfigError:
+    """The refusal of recipe ``name`` that failed validation: its first error, a key that is no field with the
+    closest field (or, for an engine key, what serves other engines), a bad value with pydantic's words."""
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"]) or "recipe"
+    fix = f"edit [recipes.{name}] in {source}"
+    if err["type"] != "extra_forbidden":
+        return ConfigError(
+            f"invalid recipe {name!r}",
+            found=f"{source}: {where}: {err['msg']}",
+            expected="fields of specscope.launch.recipes.Recipe",
+            fix=fix,
+        )
+    fields = sorted(set(Recipe.model_fields) - {"name"})
+    expected = f"one of the recipe fields: {', '.join(fields)}"
+    if where in _ENGINE_KEYS:
+        expected = (
+            "no engine key: a recipe is a `vllm serve` command line; for SGLang, llama.cpp or any server you start "
+            "yourself, run `specscope bench --server NAME=URL` (or `gate --server`) against it and read its log with "
+            "`specscope serve --parse-log LOG`"
+        )
+        fix = f"remove {where} from [recipes.{name}] in {source}"
+    else:
+        hint = did_you_mean(where, fields)
+        fix = f"{hint} ({fix})" if hint else fix
+    return ConfigError(
+        f"invalid recipe {name!r}", found=f"{source}: {where}: not a recipe field", expected=expected, fix=fix
+    )
+
+
 def parse_recipes(text: str, *, source: str = "<string>") -> RecipeBook:
     """Parse recipe TOML (see the module docstring) into a RecipeBook.
 
@@ -365,14 +399,7 @@ def parse_recipes(text: str, *, source: str = "<string>") -> RecipeBook:
         try:
             recipes[name] = Recipe.model_validate(merged)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"]) or "recipe"
-            raise ConfigError(
-                f"invalid recipe {name!r}",
-                found=f"{source}: {where}: {err['msg']}",
-                expected="fields of specscope.launch.recipes.Recipe",
-                fix=f"edit [recipes.{name}] in {source}",
-            ) from None
+            raise _invalid_recipe(name, source, exc) from None
     return RecipeBook(source=source, recipes=recipes)
 
 

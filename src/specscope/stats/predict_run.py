@@ -401,6 +401,26 @@ def _curves(
     return curves
 
 
+def _levels(cells: list[CellSummary]) -> str:
+    """The levels of ``cells`` as report names them (``N=2``, ``2 req/s``), in order."""
+    axis = level_axis(cells)
+    return ", ".join(dict.fromkeys(axis.label(c.concurrency) for c in cells))
+
+
+def _one_stream_fix(cells: list[CellSummary], run: str | None) -> str:
+    """The commands that measure ``run``'s configs at one stream: bench's own options again, or for a run of
+    imported cells (``token_source`` ``imported``: bench has no options of it) the import of one-stream files."""
+    if cells and all(c.token_source == "imported" for c in cells):
+        return (
+            "import each config's result files measured at one stream (`vllm bench serve --max-concurrency 1 "
+            "--save-result`; SGLang bench_serving --max-concurrency 1), `specscope import FILE... --config NAME --out "
+            "NEW_RUN`, then `specscope predict NEW_RUN`"
+        )
+    return f"`specscope bench --like {'RUN' if run is None else shell_word(run)} --max-concurrency 1`, then " + (
+        "`specscope predict NEW_RUN`"
+    )
+
+
 def predict_run(  # noqa: PLR0913 - the library entry point behind `specscope predict RUN`, one argument per input
     summaries: Iterable[CellSummary],
     *,
@@ -425,21 +445,18 @@ def predict_run(  # noqa: PLR0913 - the library entry point behind `specscope pr
     # one stream: a closed-loop cell at concurrency 1; an open loop's level 1 is 1 request/s, any number in flight
     cells = [c for c in every if c.concurrency == 1 and open_loop(c) is None]
     if not cells and any(open_loop(c) is not None for c in every):
-        axis = level_axis(every)
-        levels = ", ".join(dict.fromkeys(axis.label(c.concurrency) for c in every))
-        configs = ",".join(dict.fromkeys(c.config for c in every))
         raise ConfigError(
             "predict models one stream, and this run is an open loop (requests sent at a rate, any number in flight)",
-            found=f"levels {levels}",
+            found=f"levels {_levels(every)}",
             expected="closed-loop cells at one stream (bench --max-concurrency 1)",
-            fix=f"specscope bench --configs {configs} --max-concurrency 1",
+            fix=f"`specscope bench --like {'RUN' if run is None else shell_word(run)} --max-concurrency 1` (its "
+            "configs and workloads at one stream), then `specscope predict NEW_RUN`",
         )
     rates = _measured_rates(cells)
     notes = [
         "errors are in-sample: the draft overhead is fitted on the cells it is compared with",
         *_output_rate_note(rates),
     ]
-    target_bytes, recorded = _target_bytes(target_bytes, facts.of(baseline), model_bytes)
     base_rates = [v[0] for (cfg, _), v in rates.items() if cfg == baseline]
     if not base_rates:
         # the baseline's cells that are there but unusable say why (a failed cell's reasons), else the configs found
@@ -454,14 +471,16 @@ def predict_run(  # noqa: PLR0913 - the library entry point behind `specscope pr
             if unusable
             else f"configs at concurrency 1: {', '.join(sorted({c.config for c in cells}))}"
             if cells
-            else "no concurrency-1 cells",
+            else f"no concurrency-1 cells (the run's levels: {_levels(every)})",
             expected=f"{baseline} at concurrency 1",
             # the cells are there but none is ok: measuring them again helps, not a different matrix
             fix="measure again on a quieter machine (a run like this one: "
             f"`specscope bench --like {'RUN' if run is None else shell_word(run)}`); a degraded or failed cell enters "
             "no figure"
             if unusable
-            else f"bench with --max-concurrency 1 and the {baseline!r} config",
+            else f"bench with --max-concurrency 1 and the {baseline!r} config"
+            if cells
+            else _one_stream_fix(every, run),
         )
     plain = {baseline, baseline + AA_SUFFIX, baseline + SENTINEL_SUFFIX}  # the baseline and its controls: no draft
     if all(cfg in plain for cfg, _ in rates):
@@ -472,6 +491,8 @@ def predict_run(  # noqa: PLR0913 - the library entry point behind `specscope pr
             expected=f"a config that drafts beside {baseline!r} at concurrency 1",
             fix="bench one beside the baseline, e.g. `specscope bench --configs base,ngram --max-concurrency 1`",
         )
+    # after the cells' checks: a run with no cell to fit is told so first, not asked for a byte count it cannot use
+    target_bytes, recorded = _target_bytes(target_bytes, facts.of(baseline), model_bytes)
     base_tok_s = float(np.mean(base_rates))  # tokens/s, averaged over workloads (decode is content-blind)
     effective_bw = target_bytes * base_tok_s  # bytes/s
     base_model = StepModel(target_bytes, 0.0, effective_bw, bandwidth_bytes_s)

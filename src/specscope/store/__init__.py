@@ -17,7 +17,7 @@ change it; one writer at a time holds the lock (``specscope.store.run``'s docstr
 """
 
 from specscope.store.manifest import SCHEMA_VERSION, ManifestError, RunManifest
-from specscope.store.run import DB_NAME, MANIFEST_NAME, Run, create_run, open_run, write_json_atomic
+from specscope.store.run import DB_NAME, MANIFEST_NAME, Run, create_run, is_run_folder, open_run, write_json_atomic
 
 __all__ = [
     "MANIFEST_NAME",
@@ -28,5 +28,6 @@ __all__ = [
     "Run",
     "create_run",
     "open_run",
+    "is_run_folder",
     "write_json_atomic",
 ]

@@ -491,6 +491,11 @@ def _not_empty(path: Path) -> StoreError:
     )
 
 
+def is_run_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder holding a run's manifest and database (bench's or import's), by name."""
+    return all((path / n).is_file() for n in (MANIFEST_NAME, DB_NAME))
+
+
 def runs_inside(path: Path) -> list[Path]:
     """The run folders directly inside ``path``, by name: its sub-folders that hold a ``manifest.json`` (bench makes
     each run, ``run-YYYYmmdd-HHMMSS``, inside its ``--out`` folder); none where ``path`` cannot be listed."""
@@ -558,6 +563,15 @@ def open_run(path: Path | str, *, writable: bool = False) -> Run:
     if missing and (parent := parent_of_runs_error(path)) is not None:
         raise parent
     if missing:
+        from specscope.checkpoint.kind import checkpoint_marks  # only on a refusal: a run's readers never load it
+
+        if (marks := checkpoint_marks(path)) is not None:
+            raise StoreError(
+                f"{path} is a model checkpoint, not a run folder",
+                found=marks,
+                expected=f"a run folder ({MANIFEST_NAME} and {DB_NAME}) from `specscope bench` or `specscope import`",
+                fix=f"audit the checkpoint with `specscope audit {shell_word(path)}`; pass a run folder here",
+            )
         odd = [n for n in missing if os.path.lexists(path / n)]  # a FIFO, device, socket, folder or dangling link
         raise StoreError(
             f"{path} is not a run folder",

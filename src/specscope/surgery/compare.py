@@ -4,6 +4,11 @@ For each name under the prefix in either checkpoint: presence, dtype, shape, whe
 identical (SHA-256), and for float tensors of equal shape, cosine similarity and max absolute difference
 after upcasting both to float64 (computed in chunks, one tensor pair in memory at a time).
 
+A ModelOpt NVFP4 weight (``U8 [out, in/2]`` beside its ``weight_scale`` E4M3 ``[out, in/16]`` and scalar F32
+``weight_scale_2``) against a float weight of the same module's ``[out, in]`` (a head and its ``surgery
+quantize-draft`` result) is compared dequantized (:func:`specscope.surgery.nvfp4.dequantize_nvfp4`), so the row gives
+the quantization error; ``dequantized`` names the side (``"a"`` or ``"b"``).
+
 NaN and Inf elements are counted per side (``nonfinite_a`` / ``nonfinite_b``) and left out of cosine and max
 abs diff, which cover the positions where both sides are finite (None when there is none). Python's ``max``
 drops NaN silently and ``json.dumps`` writes a bare ``NaN`` token, so neither reaches a row: every figure is a
@@ -18,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from specscope.surgery.shards import FLOAT_DTYPES, no_tensor_under, open_checkpoint, sha256_bytes
+from specscope.surgery.nvfp4 import dequantize_nvfp4
+from specscope.surgery.shards import FLOAT_DTYPES, Checkpoint, no_tensor_under, open_checkpoint, sha256_bytes
 
 __all__ = ["TensorComparison", "compare_checkpoints", "cosine_and_max_abs"]
 
@@ -29,7 +35,8 @@ _CHUNK_ELEMENTS = 1 << 22
 class TensorComparison:
     """One row of ``surgery compare``. ``cosine`` / ``max_abs_diff`` are None when not computable; ``all_zero`` is
     ``"a"``, ``"b"`` or ``"both"`` when that side holds only zeros (cosine is then undefined: a blank, never-trained
-    or zero-filled head is the usual cause), else None."""
+    or zero-filled head is the usual cause), else None; ``dequantized`` is the side (``"a"`` / ``"b"``) whose NVFP4
+    weight was dequantized to be compared with the other's float one, else None."""
 
     name: str
     in_a: bool
@@ -44,6 +51,7 @@ class TensorComparison:
     nonfinite_a: int = 0
     nonfinite_b: int = 0
     all_zero: str | None = None
+    dequantized: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -101,6 +109,37 @@ def cosine_and_max_abs(a: np.ndarray, b: np.ndarray) -> tuple[float | None, floa
     return st.cosine, st.max_abs_diff
 
 
+def _nvfp4_dense(ck: Checkpoint, name: str) -> np.ndarray | None:
+    """ModelOpt NVFP4 weight ``name`` of checkpoint ``ck`` dequantized to float32 ``[out, in]``, or None when
+    ``name`` is no such weight (not ``*.weight`` U8, or its ``weight_scale`` / scalar ``weight_scale_2`` absent)."""
+    base = name.removesuffix("weight")
+    scale, scale2 = base + "weight_scale", base + "weight_scale_2"
+    if base == name or ck.info(name).dtype != "U8" or scale not in ck.location or scale2 not in ck.location:
+        return None
+    s2 = ck.read_array(scale2)
+    if s2.size != 1 or ck.info(scale).dtype not in ("F8_E4M3", "F32"):
+        return None
+    return dequantize_nvfp4(ck.read_array(name), ck.read_array(scale), float(s2.reshape(-1)[0]))
+
+
+def _dense_pair(
+    ca: Checkpoint, cb: Checkpoint, name: str, dtypes: tuple[str, str]
+) -> tuple[str, np.ndarray, np.ndarray] | None:
+    """``(side, a, b)``: the float side as stored and the other's NVFP4 weight dequantized to the same shape;
+    None unless exactly one side is float and the other is such a weight."""
+    float_a, float_b = (d in FLOAT_DTYPES for d in dtypes)
+    if float_a == float_b:
+        return None
+    side, quant, dense = ("b", cb, ca) if float_a else ("a", ca, cb)
+    deq = _nvfp4_dense(quant, name)
+    if deq is None:
+        return None
+    stored = dense.read_array(name)
+    if stored.shape != deq.shape:
+        return None
+    return (side, stored, deq) if side == "b" else (side, deq, stored)
+
+
 def compare_checkpoints(a: str | Path, b: str | Path, prefix: str = "mtp.") -> list[TensorComparison]:
     """Rows for every tensor under ``prefix`` in ``a`` or ``b``, sorted by name.
 
@@ -115,13 +154,16 @@ def compare_checkpoints(a: str | Path, b: str | Path, prefix: str = "mtp.") -> l
     for n in names:
         ia = ca.info(n) if n in ca.location else None
         ib = cb.info(n) if n in cb.location else None
-        identical, stats = False, _Stats(None, None, 0, 0)
+        identical, stats, deq = False, _Stats(None, None, 0, 0), None
         if ia is not None and ib is not None:
             ra, rb = ca.read_bytes(n), cb.read_bytes(n)
             identical = ia.dtype == ib.dtype and ia.shape == ib.shape and sha256_bytes(ra) == sha256_bytes(rb)
+            del ra, rb
             if ia.shape == ib.shape and ia.dtype in FLOAT_DTYPES and ib.dtype in FLOAT_DTYPES:
                 stats = _finite_stats(ca.read_array(n), cb.read_array(n))
-            del ra, rb
+            elif (pair := _dense_pair(ca, cb, n, (ia.dtype, ib.dtype))) is not None:
+                deq, xa, xb = pair
+                stats = _finite_stats(xa, xb)
         rows.append(
             TensorComparison(
                 n,
@@ -137,6 +179,7 @@ def compare_checkpoints(a: str | Path, b: str | Path, prefix: str = "mtp.") -> l
                 stats.nonfinite_a,
                 stats.nonfinite_b,
                 stats.all_zero,
+                deq,
             )
         )
     return rows
