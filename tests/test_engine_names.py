@@ -37,7 +37,7 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "cli/serve.py": (6, 0, LAUNCH),  # the recipe server it runs (vllm_argv, VllmServer) and its log and stop wording
     "cli/command_options.py": (3, 0, LAUNCH),  # serve's --docker (vllm/vllm-openai image) and --log default
     "launch/serverlog.py": (2, 0, LOGS),
-    "launch/capacity.py": (7, 0, LOGS),
+    "launch/capacity.py": (12, 0, LOGS),  # +5 (user62): --plan on another engine's log names it
     "launch/__init__.py": (8, 0, LOGS),
     "launch/logstats.py": (4, 0, LOGS),
     "workload/request.py": (10, 0, DIALECT),
@@ -50,7 +50,7 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "truth/server.py": (4, 0, TRUTH),
     "truth/endpoints.py": (1, 0, TRUTH),
     "truth/spec_steps.py": (2, 0, TRUTH),
-    "launch/recipes.py": (20, 0, LAUNCH),
+    "launch/recipes.py": (23, 0, LAUNCH),  # +3 (user62): an engine key says a recipe is vllm serve's
     "launch/process.py": (14, 0, LAUNCH),
     "targets/plan.py": (2, 0, LAUNCH),  # RECIPE_LAUNCHER, the one spelling of the recipe launcher, and Kind
     "targets/servers.py": (6, 0, LAUNCH),
@@ -82,6 +82,8 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "workload/census_hub.py": (11, 0, CENSUS),  # AIPerf's hub datasets: the vLLM templates and readers they match
     "workload/layout_of.py": (16, 0, CENSUS),  # the census keys a row is read as (vllm.sharegpt, sglang.openai, ...)
     "export/profile.py": (2, 0, PEER),
+    # predict's fix for an imported run without one-stream cells names the peer tools' flags that measure one
+    "stats/predict_run.py": (2, 0, PEER),
     # +20 (imp60): the hints naming vLLM's pooling, throughput and *.pytorch.json files, SGLang's offline and
     # one-batch results, trtllm-bench's report, and the serving runs to make instead
     "importers/peers.py": (23, 0, PEER),  # the hints naming the tools whose files are not imported

@@ -19,10 +19,11 @@ OLD = sorted({a.old for aliases in ALIASES.values() for a in aliases} | {old for
 #: --run-file; bench's --profile NAME stays): only gate's code is searched for it
 SHARED = {"--profile": "gate"}
 # an old bench name that another command takes as its own current option: `import --config NAME` (one config per
-# import, issue 38's spelling), in the importers, its command module and where one command's options are declared
+# import, issue 38's spelling), in the importers, its command module, where one command's options are declared and
+# predict's fix that runs it (an imported run without one-stream cells)
 # a peer tool's own flag of the same spelling, named where its result file is read (`aiperf profile --concurrency N`)
 CURRENT_ELSEWHERE = {
-    "--config": {"importers", "import_.py", "command_options.py"},
+    "--config": {"importers", "import_.py", "command_options.py", "predict_run.py"},
     "--concurrency": {"importers"},
 }
 CSV = str(DATA / "advise" / "one_repeat.csv")
