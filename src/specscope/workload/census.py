@@ -37,6 +37,8 @@ __all__ = [
     "SHAREGPT_FIELDS",
     "MEDIA_FIELDS",
     "SHAREGPT4V_REFUSAL",
+    "LLAVA_ONEVISION_REFUSAL",
+    "TOOLS_JSON_TEXT_FIX",
     "VISION_ARENA_REFUSALS",
     "ASR_REFUSAL",
     "SHAREGPT4V_LINES_FIX",
@@ -334,6 +336,11 @@ _COQA_JQ = (
 )
 #: vLLM's dataset readers, at the release the census rows read
 _VLLM = "vllm-project/vllm vllm/benchmarks/datasets.py @0056b87f"
+#: vLLM's hub dataset readers after datasets.py was split into a package (MMStarDataset and
+#: MultiModalConversationDataset, which the census rows of MMStar and LLaVA-OneVision read)
+_VLLM_HF = "vllm-project/vllm vllm/benchmarks/datasets/huggingface.py @237145ea"
+#: AIPerf's hub loaders of image rows (plugins.yaml entries ``mmstar``, ``llava_onevision``)
+_AIPERF_HF = "ai-dynamo/aiperf src/aiperf/dataset/loader"
 #: The jq that keeps a zeta ``output`` from its first ``<|editable_region_start|>`` as vLLM's
 #: NextEditPredictionDataset does (``output[output.find(marker):]``, characters; ``output[-1:]`` without it). It splits
 #: at the marker, as jq 1.6's ``index`` on a string counts bytes while ``.[n:]`` slices characters (a cut inside the
@@ -519,6 +526,18 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "another output length, and skips a row without `image_1`; specscope sends text)",
         f'drop the images and send that prompt text, e.g. jq -c \'{EACH_ROW}{{prompt: ("Question: " + .question + '
         '"\\n\\nAnswer: "), id}\' FILE > OUT.jsonl (--max-tokens 256 asks what SGLang asks)',
+    ),
+    (
+        ("question", "image", "l2_category"),
+        'an MMStar row (Lin-Chen/MMStar: `index`, `question` with its lettered options after "Options:", `image`, '
+        f"`answer`, `category`, `l2_category`; vLLM's MMStarDataset, {_VLLM_HF}, sends the question up to "
+        '"Options:", stripped, with the image, asking 128 tokens unless told another output length; AIPerf\'s '
+        f"mmstar, {_AIPERF_HF}/hf_instruction_response.py @27917cc7 HFInstructionResponseDatasetLoader, sends the "
+        "whole question with the image; specscope sends text)",
+        f"drop the image and send vLLM's prompt text, e.g. jq -c '{EACH_ROW}"
+        '{prompt: (.question | split("Options:")[0] | sub("^\\\\s+"; "") | sub("\\\\s+$"; "")), id: .index}\' '
+        "FILE > OUT.jsonl (--max-tokens 128 asks what vLLM asks; `{prompt: .question, id: .index}` sends AIPerf's "
+        "text, the options included; `answer` is the answer key, never sent)",
     ),
     (
         ("uid", "ans_id", "model", "messages"),
@@ -854,6 +873,17 @@ SHAREGPT_MESSAGES_REFUSAL = (
 #: NousResearch/hermes-function-calling-v1's ``tool``. specscope sends text turns; such a row was refused as "turn 1
 #: has role 'function_call'" with no layout named.
 SHAREGPT_TOOL_TAGS = ("function_call", "observation", "tool")
+#: The jq that decodes LLaMA-Factory's ``tools`` column (hiyouga/LLaMA-Factory data/README.md @908cd68e: the JSON
+#: text of a list of bare function definitions, ``name`` / ``description`` / ``parameters``) into the OpenAI tool
+#: objects a chat request carries (``{"type": "function", "function": ...}``; one already of that form is kept, as
+#: LLaMA-Factory's own tool formatter reads both).
+_TOOLS_DECODE = '.tools |= (fromjson | map(if .type == "function" then . else {type: "function", function: .} end))'
+#: The fix for a row whose ``tools`` is JSON text (LLaMA-Factory's tool description column); its jq reads JSON Lines
+#: and a JSON array (:data:`EACH_ROW`). It was ``jq -c '.tools |= fromjson'``: JSON Lines only, and the bare
+#: definitions it kept are no OpenAI tool objects.
+TOOLS_JSON_TEXT_FIX = (
+    f"decode it to a list of OpenAI tool objects, e.g. jq -c '{EACH_ROW}{_TOOLS_DECODE}' FILE > OUT.jsonl"
+)
 SHAREGPT_TOOL_REFUSAL = (
     "a ShareGPT turn of a tool call or tool result (`from` {tag!r}: LLaMA-Factory's sharegpt `function_call` / "
     "`observation` tags, hiyouga/LLaMA-Factory data/README.md @908cd68e; NousResearch/hermes-function-calling-v1's "
@@ -861,7 +891,7 @@ SHAREGPT_TOOL_REFUSAL = (
     "keep each conversation up to its first tool turn (a recorded answer before it is the output length), with "
     f"`tools` decoded when it is JSON text, e.g. jq -c '{EACH_ROW}.conversations "
     '|= .[:(map(.from | IN("function_call", "observation", "tool")) | index(true))] | if (.tools | type) == '
-    '"string" then .tools |= fromjson else . end\' FILE > OUT.jsonl',
+    f'"string" then {_TOOLS_DECODE} else . end\' FILE > OUT.jsonl',
 )
 #: An Arena human-preference row (lmarena-ai/arena-human-preference-55k, the Kaggle "LMSYS - Chatbot Arena Human
 #: Preference Predictions" train.csv: ``prompt``, ``response_a``, ``response_b`` each the JSON text of a list, one
@@ -1088,6 +1118,18 @@ SHAREGPT4V_LINES_FIX = (
     f"specscope sends text: drop the image and its <image> tag to send the text conversations: jq -c '{EACH_ROW}"
     "del(.image) | "
     '.conversations[].value |= gsub("<image>\\n?"; "")\' FILE > OUT.jsonl'
+)
+#: A LLaVA-OneVision row (lmms-lab/LLaVA-OneVision-Data: ``id``, ``image`` a Hugging Face Image value of ``bytes`` /
+#: ``path``, ShareGPT ``conversations``), told from ShareGPT4V's by its image (ShareGPT4V's is a path string). It was
+#: refused as ShareGPT4V, whose fix sends every turn where both its readers send the first. ``(found, fix)``.
+LLAVA_ONEVISION_REFUSAL = (
+    "a LLaVA-OneVision row (lmms-lab/LLaVA-OneVision-Data: `id`, `image` a Hugging Face Image value, ShareGPT "
+    f"`conversations`; vLLM's MultiModalConversationDataset, {_VLLM_HF}, sends the first turn with the image, its "
+    f"output length the second turn's token count; AIPerf's llava_onevision, {_AIPERF_HF}/hf_conversation.py "
+    "@6a5359ab HFConversationDatasetLoader, sends the first message with <image> removed; specscope sends text)",
+    "drop the image and keep the first two turns, the second the recorded answer that sizes the output as vLLM "
+    f"does: jq -c '{EACH_ROW}del(.image) | .conversations |= (.[:2] | map(.value |= "
+    '(gsub("<image>"; "") | sub("^\\\\s+"; "") | sub("\\\\s+$"; ""))))\' FILE > OUT.jsonl',
 )
 #: Fields only an SGLang autobench row carries (``AUTOBENCH_RESERVED_FIELDS`` @3f56497e that no other census reader
 #: reads): a row with one is named ``sglang.autobench`` by ``bench --dry-run``.

@@ -162,7 +162,9 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "`questions`: stanfordnlp/coqa, hub or published JSON); rows read from the hub with a prompt template, "
         "each jq building that prompt: zed-industries/zeta (`events`, `input`, `output`, sized by `output`), "
         "BlazEdit (`code`, `change_request`), MMVU (`video`, `question`, `choices`), VisionArena (`conversation` or "
-        "`turns` of message lists beside `images`), MMMU (`question`, `options`, `image_1`); a `problem` row (AIMO: "
+        "`turns` of message lists beside `images`), MMMU (`question`, `options`, `image_1`), MMStar (`question`, "
+        "`image`, `l2_category`), LLaVA-OneVision (`image` a Hugging Face Image value beside `conversations`: "
+        "its first two turns); a `problem` row (AIMO: "
         "sized by `solution`); a speech-recognition row (`audio` of `array`, `sampling_rate`: no chat form); "
         'the multi-turn benchmark\'s synthetic conversation config (`"filetype": '
         '"generate_conversations"`)',

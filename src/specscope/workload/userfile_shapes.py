@@ -19,6 +19,7 @@ from specscope.workload.census import (
     GUANACO_TRANSCRIPT,
     HH_TRANSCRIPT,
     HH_TRANSCRIPT_REFUSAL,
+    LLAVA_ONEVISION_REFUSAL,
     MESSAGES_FIELDS,
     SHAREGPT_FIELDS,
     SHAREGPT_MESSAGES_REFUSAL,
@@ -66,6 +67,8 @@ def refuse_public_shape(where: str, record: object) -> None:
     audio = record.get("audio")
     if isinstance(audio, dict) and ("array" in audio or "sampling_rate" in audio):
         raise bad_row(where, ASR_REFUSAL[0], "a prompt or messages per row", ASR_REFUSAL[1])
+    if _llava_onevision(record):
+        raise bad_row(where, LLAVA_ONEVISION_REFUSAL[0], "text only", LLAVA_ONEVISION_REFUSAL[1])
     if (turns := _vision_arena_turns(record)) is not None:
         what, fix = VISION_ARENA_REFUSALS[turns]
         raise bad_row(where, what, "text only", fix)
@@ -156,6 +159,14 @@ def _sharegpt_tool_tag(record: dict[str, Any]) -> str | None:
                 if isinstance(turn, dict) and isinstance(turn.get("from"), str) and turn["from"] in SHAREGPT_TOOL_TAGS:
                     return str(turn["from"])
     return None
+
+
+def _llava_onevision(record: dict[str, Any]) -> bool:
+    """True for a LLaVA-OneVision row (:data:`LLAVA_ONEVISION_REFUSAL`): ``image`` a Hugging Face Image value (an
+    object of ``bytes`` / ``path``) beside a ShareGPT ``conversations`` list."""
+    image = record.get("image")
+    image_value = isinstance(image, dict) and bool({"bytes", "path"} & image.keys())
+    return image_value and isinstance(record.get("conversations"), list)
 
 
 def _vision_arena_turns(record: dict[str, Any]) -> str | None:
