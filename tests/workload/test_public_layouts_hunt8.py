@@ -97,3 +97,107 @@ def test_the_json_text_tools_jq_reads_both_forms_and_writes_openai_tools(form: s
             "function": {"name": "get_weather", "description": "d", "parameters": {"type": "object", "properties": {}}},
         }
     ]
+
+
+# wl63 hunt: file forms of the readers' edge cases (GuideLLM's datasets JSON builder, pandas.read_json, AIPerf's line
+# models), each written here from the writer's own form.
+
+#: what ``jq '.[]' FILE`` (no -c) and ``json.dump(row, indent=2)`` per row write: objects one after another, each over
+#: several lines; no reader takes it (pandas and the datasets builder read JSON Lines a line at a time)
+_PRETTY = '{\n  "prompt": "Pretty one.",\n  "output_tokens_count": 3\n}\n{\n  "prompt": "Pretty two."\n}\n'
+
+
+def test_pretty_printed_objects_one_after_another_are_named_with_jq_c(tmp_path: Path) -> None:
+    """It was "invalid JSON (Expecting property name ...) at line 1", with no word of what the file is."""
+    path = tmp_path / "rows.json"
+    path.write_text(_PRETTY, encoding="utf-8")
+    err = _refusal(path)
+    assert err.message.startswith(f"{path}:1: 2 JSON objects, each over several lines"), err.message
+    jq = _jq(err.fix or "")
+    assert jq == "jq -c . FILE > OUT.jsonl"
+    rows = load_prompt_file("a", _run(jq, path, tmp_path / "out.jsonl"))
+    assert [(p.messages, p.meta.get("max_tokens")) for p in rows] == [
+        ([{"role": "user", "content": "Pretty one."}], 3),
+        ([{"role": "user", "content": "Pretty two."}], None),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        # pandas DataFrame.to_json(orient="values"): a table's rows without its column names
+        ("values.json", '[["What is 2+2?", 5], ["Name a color.", 3]]', "item 1"),
+        ("values.jsonl", '["What is 2+2?", 5]\n["Name a color.", 3]\n', ":1"),
+    ],
+)
+def test_rows_that_are_arrays_are_named_as_rows_without_column_names(
+    name: str, text: str, where: str, tmp_path: Path
+) -> None:
+    """A row that is a JSON array was "a JSON list, not an object" with the generic fix; it is a table's row
+    without its column names (pandas ``orient='values'``), and the jq that names its first value the prompt runs on
+    both file forms."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    err = _refusal(path)
+    assert where in err.message and "a JSON array of values" in err.message, err.message
+    assert "orient 'values'" in err.message
+    rows = load_prompt_file("a", _run(_jq(err.fix or ""), path, tmp_path / "out.jsonl"))
+    assert [p.messages for p in rows] == [
+        [{"role": "user", "content": "What is 2+2?"}],
+        [{"role": "user", "content": "Name a color."}],
+    ]
+
+
+_VIEWER = {
+    "features": [{"feature_idx": 0, "name": "prompt", "type": {"dtype": "string", "_type": "Value"}}],
+    "rows": [
+        {"row_idx": 0, "row": {"prompt": "From the viewer."}, "truncated_cells": []},
+        {"row_idx": 1, "row": {"prompt": "Second viewer row."}, "truncated_cells": []},
+    ],
+    "num_rows_total": 2,
+    "num_rows_per_page": 100,
+    "partial": False,
+}
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+def test_a_dataset_viewer_rows_page_is_named_with_the_jq_over_its_rows(indent: int | None, tmp_path: Path) -> None:
+    """A page of the Hugging Face dataset viewer's ``/rows`` (or ``/first-rows``) API saved as a file was "no
+    messages/... field (keys: [features, num_rows_per_page, ...])"; on one line or pretty-printed, it is named with
+    the jq that writes each ``row``."""
+    path = tmp_path / "page.json"
+    path.write_text(json.dumps(_VIEWER, indent=indent), encoding="utf-8")
+    err = _refusal(path)
+    assert "dataset viewer" in err.message and "`row_idx`" in err.message, err.message
+    jq = _jq(err.fix or "")
+    assert jq.startswith(f"jq -c '{EACH_ROW}")
+    rows = load_prompt_file("a", _run(jq, path, tmp_path / "out.jsonl"))
+    assert [p.messages[0]["content"] for p in rows] == ["From the viewer.", "Second viewer row."]
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        {"input": "Embed me.", "model": "bge-large", "encoding_format": "float"},  # was sent as a chat prompt
+        {"input": ["First text.", "Second text."], "dimensions": 256},  # was "turn 0 is a str"
+        {"input": ["First text.", "Second text."]},
+    ],
+)
+def test_an_embeddings_request_row_is_named_not_sent_as_chat(row: dict[str, object], tmp_path: Path) -> None:
+    """SGLang's EmbeddingDataset (benchmark/datasets/embedding.py @18e95bb6) reads JSON Lines of OpenAI embeddings
+    requests: ``input`` a text or a list of texts, its other fields (``encoding_format``, ``dimensions``) passed to
+    /v1/embeddings. Such a row asks for no generated token: it has no speculative-decoding form."""
+    path = tmp_path / "emb.jsonl"
+    path.write_text(json.dumps(row) + "\n" + json.dumps(row) + "\n", encoding="utf-8")  # two lines: JSON Lines
+    err = _refusal(path)
+    assert err.message.startswith(f"{path}:1: an embeddings request row"), err.message
+    assert "EmbeddingDataset" in err.message
+    assert "no specscope form" in (err.fix or "")
+
+
+def test_an_input_row_without_embedding_fields_is_still_a_prompt(tmp_path: Path) -> None:
+    """GuideLLM's mapper reads a text ``input`` column as the prompt: that reading is kept."""
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"input": "Embed me."}\n', encoding="utf-8")
+    (p,) = load_prompt_file("a", path)
+    assert p.messages == [{"role": "user", "content": "Embed me."}]

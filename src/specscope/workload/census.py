@@ -38,6 +38,9 @@ __all__ = [
     "MEDIA_FIELDS",
     "SHAREGPT4V_REFUSAL",
     "LLAVA_ONEVISION_REFUSAL",
+    "DATASET_VIEWER_REFUSAL",
+    "EMBEDDING_FIELDS",
+    "EMBEDDING_REFUSAL",
     "TOOLS_JSON_TEXT_FIX",
     "VISION_ARENA_REFUSALS",
     "ASR_REFUSAL",
@@ -1102,6 +1105,20 @@ ASR_REFUSAL = (
     "no specscope form: speech recognition is not a chat workload (dropping `audio` would send the reference "
     "transcript as a prompt)",
 )
+#: Fields only an OpenAI embeddings request carries (``encoding_format``, ``dimensions``: /v1/embeddings), which
+#: SGLang's EmbeddingDataset passes through with the row's ``input``.
+EMBEDDING_FIELDS = ("encoding_format", "dimensions")
+#: An embeddings request row (sgl-project/sglang ``python/sglang/benchmark/datasets/embedding.py`` @18e95bb6
+#: ``sample_embedding_requests``: JSON Lines, ``input`` a text or a non-empty list of texts, the other fields passed to
+#: the embeddings API), told by an :data:`EMBEDDING_FIELDS` field or an ``input`` list of texts; ``(found, fix)``. Its
+#: ``input`` was sent as a chat prompt, or a list was refused as "turn 0 is a str".
+EMBEDDING_REFUSAL = (
+    "an embeddings request row (`input` a text or a list of texts to embed, with OpenAI embeddings fields: SGLang's "
+    "EmbeddingDataset, sgl-project/sglang python/sglang/benchmark/datasets/embedding.py @18e95bb6, sends each to "
+    "/v1/embeddings, asking no generated token)",
+    "no specscope form: an embedding generates no token, so it has no speculative decoding to measure; to send the "
+    "texts as chat prompts, write each as a `prompt` row",
+)
 #: What a ShareGPT4V row (``image`` beside ShareGPT ``conversations``, Lin-Chen/ShareGPT4V) is and how to send its
 #: text: vLLM's ``ShareGPTDataset`` (@0056b87f ``sample``: ``entry.get("image")`` sent as the first turn's image) and
 #: SGLang's ``sample_custom_requests`` (custom.py @3c1efe01, a JSON Lines row's ``image`` path) read it; it was
@@ -1118,6 +1135,15 @@ SHAREGPT4V_LINES_FIX = (
     f"specscope sends text: drop the image and its <image> tag to send the text conversations: jq -c '{EACH_ROW}"
     "del(.image) | "
     '.conversations[].value |= gsub("<image>\\n?"; "")\' FILE > OUT.jsonl'
+)
+#: A page of the Hugging Face dataset viewer's API saved as a file (datasets-server ``/rows`` and ``/first-rows``: a
+#: ``rows`` list of ``{row_idx, row, truncated_cells}`` beside ``features``), and the fix. It was refused as "no
+#: messages/... field (keys: [features, ...])". ``(found, fix)``.
+DATASET_VIEWER_REFUSAL = (
+    "a page of the Hugging Face dataset viewer's API (`rows` of `row_idx`, `row`, `truncated_cells` beside "
+    "`features`: what its /rows and /first-rows return, at most 100 rows a page; each `row` is a dataset row)",
+    f"write each `row` on a line, e.g. jq -c '{EACH_ROW}.rows[].row' FILE > OUT.jsonl, and pass that (a cell named "
+    "in `truncated_cells` was cut short by the viewer; the whole dataset is its files, not its pages)",
 )
 #: A LLaVA-OneVision row (lmms-lab/LLaVA-OneVision-Data: ``id``, ``image`` a Hugging Face Image value of ``bytes`` /
 #: ``path``, ShareGPT ``conversations``), told from ShareGPT4V's by its image (ShareGPT4V's is a path string). It was

@@ -147,6 +147,7 @@ from specscope.workload.userfile_sessions import (
 )
 from specscope.workload.userfile_shapes import refuse_public_shape
 from specscope.workload.userfile_text import (
+    ROW_OF_VALUES,
     agentic_trace_records,
     array_items,
     csv_records,
@@ -490,6 +491,8 @@ def _prompt(name: str, path: Path, no: int, line: str, record: Callable[..., Pro
 
 
 def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Prompt:
+    if isinstance(record, list):  # a table's row without its column names (pandas orient 'values')
+        raise bad_row(where, *ROW_OF_VALUES)
     if not isinstance(record, dict):
         raise _bad(where, f"a JSON {type(record).__name__}, not an object", "a JSON object per record")
     meta: dict[str, Any] = {"source": "file", unit: no}
