@@ -201,3 +201,32 @@ def test_an_input_row_without_embedding_fields_is_still_a_prompt(tmp_path: Path)
     path.write_text('{"input": "Embed me."}\n', encoding="utf-8")
     (p,) = load_prompt_file("a", path)
     assert p.messages == [{"role": "user", "content": "Embed me."}]
+
+
+def test_a_sharegpt_conversation_opening_with_an_answer_is_named(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A ShareGPT conversation whose first turn is the assistant's (a conversation continued from an earlier one) is
+    sent from its first human turn; vLLM's and SGLang's ShareGPT readers send ``conversations[0]`` whatever its role
+    (here the assistant's greeting, sized by the human turn after it). It was dropped without a word; the dry run
+    now names it once for the file, with the row count."""
+    from clirun import cli
+
+    rows = [
+        {"id": "a", "conversations": [{"from": "gpt", "value": "Hi, how can I help?"},
+                                      {"from": "human", "value": "Tell a joke."}, {"from": "gpt", "value": "Knock."}]},
+        {"id": "b", "conversations": [{"from": "system", "value": "Be brief."}, {"from": "gpt", "value": "Hello."},
+                                      {"from": "human", "value": "Hi?"}, {"from": "gpt", "value": "Hey."}]},
+        {"id": "c", "conversations": [{"from": "human", "value": "Q?"}, {"from": "gpt", "value": "A."}]},
+    ]  # fmt: skip
+    path = tmp_path / "share.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    got = load_prompt_file("a", path)
+    assert [p.messages for p in got] == [
+        [{"role": "user", "content": "Tell a joke."}],
+        [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi?"}],
+        [{"role": "user", "content": "Q?"}],
+    ]
+    assert [p.meta.get("opening_answer_fields") for p in got] == [("conversations",), ("conversations",), None]
+    code, out, err = cli(["bench", "--workload", f"a={path}", "--dry-run"], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert out.count("2 rows carry ShareGPT conversations that open with an assistant turn (conversations)") == 1
+    assert "vLLM's and SGLang's ShareGPT readers send the first turn whatever its role" in out

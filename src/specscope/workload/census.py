@@ -94,6 +94,7 @@ __all__ = [
     "MULTI_TURN_ROW_KEYS",
     "RECORDED_HISTORY_NOTE",
     "SHAREGPT_TURNS_NOTE",
+    "SHAREGPT_OPENING_NOTE",
     "LIMA_REFUSAL",
     "CAPYBARA_REFUSAL",
     "VERTEX_BATCH_REFUSAL",
@@ -1073,6 +1074,15 @@ SHAREGPT_TURNS_NOTE = (
     "the first answer, and AIPerf's sends each human turn after the server's own answer: to send as vLLM and SGLang "
     "do, keep each conversation's first two turns; to send every turn, write the rows as {id, messages} (census "
     "layout vllm.multi_turn)"
+)
+#: What a ShareGPT conversation that opens with an assistant turn (after any system turn: a conversation continued from
+#: an earlier one) is sent as, beside what vLLM's ``ShareGPTDataset`` and SGLang's ``sample_sharegpt_requests`` send
+#: (``conversations[0]`` whatever its role, sized by ``conversations[1]``); a warning at the start of ``bench``. The
+#: opening turn was dropped without a word.
+SHAREGPT_OPENING_NOTE = (
+    "not sent: the conversation is sent from its first human turn; vLLM's and SGLang's ShareGPT readers send the "
+    "first turn whatever its role (the assistant's text as the prompt, sized by the turn after it); to send that "
+    "text, write it as the row's first human turn"
 )
 #: VisionArena rows as vLLM's ``VisionArenaDataset`` reads them (@0056b87f ``SUPPORTED_DATASET_PATHS``: the first
 #: turn's first message's text, sent with the row's first image, asking 128 tokens by default), by the field that holds
