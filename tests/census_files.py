@@ -86,7 +86,8 @@ def _sharegpt(key: str = "conversations") -> LayoutFile:
             SentRow("item 3", _conv("Follow-up?", history=history), 3)]  # fmt: skip
     notice = "rows: mine: 3 rows end with a recorded answer and name no output length: each asks for the answer's token"
     turns = f"warning: rows: mine: 1 row carries ShareGPT conversations of several human turns ({key}) that are sent"
-    return LayoutFile("sharegpt.json", json.dumps(rows, indent=1), sent, notices=(notice, turns))
+    opening = f"warning: rows: mine: 1 row carries ShareGPT conversations that open with an assistant turn ({key})"
+    return LayoutFile("sharegpt.json", json.dumps(rows, indent=1), sent, notices=(notice, turns, opening))
 
 
 def _sglang_custom() -> LayoutFile:

@@ -77,7 +77,7 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "workload/dataset_defs.py": (5, 0, PROSE),  # +3: docs/workloads.md's Datasets tables, generated from here
     # +6: SHAREGPT_TURNS_NOTE and the vllm.sharegpt row name the readers; +3: the OpenAI Batch API refusal's source
     # (vllm-project/vllm vllm/entrypoints/openai/run_batch.py, its BatchRequestInput)
-    "workload/census.py": (149, 0, CENSUS),  # FIELD_USE (issue 36) keys its declarations by census key
+    "workload/census.py": (165, 0, CENSUS),  # FIELD_USE (issue 36) keys its declarations by census key
     "workload/userfile_layouts.py": (4, 0, CENSUS),  # docs/workloads.md's user-file layouts: each row's source
     "workload/census_hub.py": (11, 0, CENSUS),  # AIPerf's hub datasets: the vLLM templates and readers they match
     "workload/layout_of.py": (16, 0, CENSUS),  # the census keys a row is read as (vllm.sharegpt, sglang.openai, ...)

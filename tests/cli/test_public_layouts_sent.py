@@ -122,10 +122,18 @@ CASES: dict[str, list[tuple[list[dict[str, str]], int]]] = {
         ([_user(_ZETA.format('User edited "b.py"', "<|editable_region_start|>\ny<|editable_region_end|>"))], 4),
         ([_user(_ZETA.format('User edited "c.py"', "<|editable_region_start|>\nz<|editable_region_end|>"))], 6),
     ],
+    # wl63: vLLM's MMStarDataset, the question up to "Options:" (no recorded answer: --max-tokens);
+    # MultiModalConversationDataset, the first turn sized by the second ("A red bus crossing a stone bridge." 7,
+    # "Stop." 1)
+    "mmstar.jsonl": [
+        ([_user("Which option describe the object relationship in the image correctly?")], 40),
+        ([_user("What is the main color of the car?")], 40),
+    ],
+    "llava_onevision.jsonl": [([_user("Describe the picture.")], 7), ([_user("What is written on the sign?")], 1)],
 }  # fmt: skip
 REFUSED = ("guanaco.jsonl", "hermes_function_calling.jsonl", "toxicchat.jsonl", "squad_v1.json", "full_hh_rlhf.jsonl")
 REFUSED += ("xsum.jsonl", "coqa_hf.jsonl", "magicoder_oss.jsonl", "openbookqa.jsonl", "aimo_validation_aime.jsonl")
-REFUSED += ("zeta.jsonl",)
+REFUSED += ("zeta.jsonl", "mmstar.jsonl", "llava_onevision.jsonl")
 
 
 def _requests(log: list[dict[str, Any]]) -> list[tuple[str, int]]:

@@ -248,7 +248,7 @@ def test_token_count_sessions_without_timestamps_are_not_sent_between_trace_and_
         # was "turn 1 content is {'answer': ...}; expected: a string or a list of text parts"
         ("arena_hard_v2_answer.jsonl", "an Arena-Hard-Auto model answer row (`uid`, `ans_id`", "question.jsonl"),
         # was "tools '' is not a non-empty list of tool definitions" for LLaMA-Factory's JSON-text `tools`
-        ("llamafactory_sharegpt_tools.jsonl", "tools is JSON text (", ".tools |= fromjson"),
+        ("llamafactory_sharegpt_tools.jsonl", "tools is JSON text (", ".tools |= (fromjson"),
     ],
 )  # fmt: skip
 def test_public_rows_without_a_prompt_refused_by_name(name: str, named: str, fix: str) -> None:

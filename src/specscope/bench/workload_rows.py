@@ -12,7 +12,13 @@ from typing import Any
 
 from specscope.bench.workloads import base_prompts, dataset_loads
 from specscope.config import BenchOptions
-from specscope.workload.census import INSTRUCTION_INPUT_NOTE, PASSAGE_NOTE, RECORDED_HISTORY_NOTE, SHAREGPT_TURNS_NOTE
+from specscope.workload.census import (
+    INSTRUCTION_INPUT_NOTE,
+    PASSAGE_NOTE,
+    RECORDED_HISTORY_NOTE,
+    SHAREGPT_OPENING_NOTE,
+    SHAREGPT_TURNS_NOTE,
+)
 from specscope.workload.labels import parse_label
 from specscope.workload.prompt import Prompt
 from specscope.workload.userfile_fields import unused_column_notes
@@ -126,6 +132,7 @@ def _ignored_fields(w: str, prompts: list[Prompt]) -> list[str]:
         ("unsent_passage_fields", "passages", PASSAGE_NOTE),
         ("instruction_input_fields", "an `instruction` with its `input`", INSTRUCTION_INPUT_NOTE),
         ("sharegpt_turns_fields", "ShareGPT conversations of several human turns", SHAREGPT_TURNS_NOTE),
+        ("opening_answer_fields", "ShareGPT conversations that open with an assistant turn", SHAREGPT_OPENING_NOTE),
         ("unanswered_fields", "ShareGPT conversations without a recorded answer", "sent with --max-tokens as the "
          "output length: the census's ShareGPT readers skip such rows (fewer than 2 turns)"),
     ):  # fmt: skip

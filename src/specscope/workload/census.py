@@ -37,6 +37,11 @@ __all__ = [
     "SHAREGPT_FIELDS",
     "MEDIA_FIELDS",
     "SHAREGPT4V_REFUSAL",
+    "LLAVA_ONEVISION_REFUSAL",
+    "DATASET_VIEWER_REFUSAL",
+    "EMBEDDING_FIELDS",
+    "EMBEDDING_REFUSAL",
+    "TOOLS_JSON_TEXT_FIX",
     "VISION_ARENA_REFUSALS",
     "ASR_REFUSAL",
     "SHAREGPT4V_LINES_FIX",
@@ -89,6 +94,7 @@ __all__ = [
     "MULTI_TURN_ROW_KEYS",
     "RECORDED_HISTORY_NOTE",
     "SHAREGPT_TURNS_NOTE",
+    "SHAREGPT_OPENING_NOTE",
     "LIMA_REFUSAL",
     "CAPYBARA_REFUSAL",
     "VERTEX_BATCH_REFUSAL",
@@ -334,6 +340,11 @@ _COQA_JQ = (
 )
 #: vLLM's dataset readers, at the release the census rows read
 _VLLM = "vllm-project/vllm vllm/benchmarks/datasets.py @0056b87f"
+#: vLLM's hub dataset readers after datasets.py was split into a package (MMStarDataset and
+#: MultiModalConversationDataset, which the census rows of MMStar and LLaVA-OneVision read)
+_VLLM_HF = "vllm-project/vllm vllm/benchmarks/datasets/huggingface.py @237145ea"
+#: AIPerf's hub loaders of image rows (plugins.yaml entries ``mmstar``, ``llava_onevision``)
+_AIPERF_HF = "ai-dynamo/aiperf src/aiperf/dataset/loader"
 #: The jq that keeps a zeta ``output`` from its first ``<|editable_region_start|>`` as vLLM's
 #: NextEditPredictionDataset does (``output[output.find(marker):]``, characters; ``output[-1:]`` without it). It splits
 #: at the marker, as jq 1.6's ``index`` on a string counts bytes while ``.[n:]`` slices characters (a cut inside the
@@ -519,6 +530,18 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "another output length, and skips a row without `image_1`; specscope sends text)",
         f'drop the images and send that prompt text, e.g. jq -c \'{EACH_ROW}{{prompt: ("Question: " + .question + '
         '"\\n\\nAnswer: "), id}\' FILE > OUT.jsonl (--max-tokens 256 asks what SGLang asks)',
+    ),
+    (
+        ("question", "image", "l2_category"),
+        'an MMStar row (Lin-Chen/MMStar: `index`, `question` with its lettered options after "Options:", `image`, '
+        f"`answer`, `category`, `l2_category`; vLLM's MMStarDataset, {_VLLM_HF}, sends the question up to "
+        '"Options:", stripped, with the image, asking 128 tokens unless told another output length; AIPerf\'s '
+        f"mmstar, {_AIPERF_HF}/hf_instruction_response.py @27917cc7 HFInstructionResponseDatasetLoader, sends the "
+        "whole question with the image; specscope sends text)",
+        f"drop the image and send vLLM's prompt text, e.g. jq -c '{EACH_ROW}"
+        '{prompt: (.question | split("Options:")[0] | sub("^\\\\s+"; "") | sub("\\\\s+$"; "")), id: .index}\' '
+        "FILE > OUT.jsonl (--max-tokens 128 asks what vLLM asks; `{prompt: .question, id: .index}` sends AIPerf's "
+        "text, the options included; `answer` is the answer key, never sent)",
     ),
     (
         ("uid", "ans_id", "model", "messages"),
@@ -854,6 +877,17 @@ SHAREGPT_MESSAGES_REFUSAL = (
 #: NousResearch/hermes-function-calling-v1's ``tool``. specscope sends text turns; such a row was refused as "turn 1
 #: has role 'function_call'" with no layout named.
 SHAREGPT_TOOL_TAGS = ("function_call", "observation", "tool")
+#: The jq that decodes LLaMA-Factory's ``tools`` column (hiyouga/LLaMA-Factory data/README.md @908cd68e: the JSON
+#: text of a list of bare function definitions, ``name`` / ``description`` / ``parameters``) into the OpenAI tool
+#: objects a chat request carries (``{"type": "function", "function": ...}``; one already of that form is kept, as
+#: LLaMA-Factory's own tool formatter reads both).
+_TOOLS_DECODE = '.tools |= (fromjson | map(if .type == "function" then . else {type: "function", function: .} end))'
+#: The fix for a row whose ``tools`` is JSON text (LLaMA-Factory's tool description column); its jq reads JSON Lines
+#: and a JSON array (:data:`EACH_ROW`). It was ``jq -c '.tools |= fromjson'``: JSON Lines only, and the bare
+#: definitions it kept are no OpenAI tool objects.
+TOOLS_JSON_TEXT_FIX = (
+    f"decode it to a list of OpenAI tool objects, e.g. jq -c '{EACH_ROW}{_TOOLS_DECODE}' FILE > OUT.jsonl"
+)
 SHAREGPT_TOOL_REFUSAL = (
     "a ShareGPT turn of a tool call or tool result (`from` {tag!r}: LLaMA-Factory's sharegpt `function_call` / "
     "`observation` tags, hiyouga/LLaMA-Factory data/README.md @908cd68e; NousResearch/hermes-function-calling-v1's "
@@ -861,7 +895,7 @@ SHAREGPT_TOOL_REFUSAL = (
     "keep each conversation up to its first tool turn (a recorded answer before it is the output length), with "
     f"`tools` decoded when it is JSON text, e.g. jq -c '{EACH_ROW}.conversations "
     '|= .[:(map(.from | IN("function_call", "observation", "tool")) | index(true))] | if (.tools | type) == '
-    '"string" then .tools |= fromjson else . end\' FILE > OUT.jsonl',
+    f'"string" then {_TOOLS_DECODE} else . end\' FILE > OUT.jsonl',
 )
 #: An Arena human-preference row (lmarena-ai/arena-human-preference-55k, the Kaggle "LMSYS - Chatbot Arena Human
 #: Preference Predictions" train.csv: ``prompt``, ``response_a``, ``response_b`` each the JSON text of a list, one
@@ -1041,6 +1075,15 @@ SHAREGPT_TURNS_NOTE = (
     "do, keep each conversation's first two turns; to send every turn, write the rows as {id, messages} (census "
     "layout vllm.multi_turn)"
 )
+#: What a ShareGPT conversation that opens with an assistant turn (after any system turn: a conversation continued from
+#: an earlier one) is sent as, beside what vLLM's ``ShareGPTDataset`` and SGLang's ``sample_sharegpt_requests`` send
+#: (``conversations[0]`` whatever its role, sized by ``conversations[1]``); a warning at the start of ``bench``. The
+#: opening turn was dropped without a word.
+SHAREGPT_OPENING_NOTE = (
+    "not sent: the conversation is sent from its first human turn; vLLM's and SGLang's ShareGPT readers send the "
+    "first turn whatever its role (the assistant's text as the prompt, sized by the turn after it); to send that "
+    "text, write it as the row's first human turn"
+)
 #: VisionArena rows as vLLM's ``VisionArenaDataset`` reads them (@0056b87f ``SUPPORTED_DATASET_PATHS``: the first
 #: turn's first message's text, sent with the row's first image, asking 128 tokens by default), by the field that holds
 #: the turns (each a list of messages): ``(found, fix)``. They were refused as "AIPerf SingleTurn / GuideLLM media".
@@ -1072,6 +1115,20 @@ ASR_REFUSAL = (
     "no specscope form: speech recognition is not a chat workload (dropping `audio` would send the reference "
     "transcript as a prompt)",
 )
+#: Fields only an OpenAI embeddings request carries (``encoding_format``, ``dimensions``: /v1/embeddings), which
+#: SGLang's EmbeddingDataset passes through with the row's ``input``.
+EMBEDDING_FIELDS = ("encoding_format", "dimensions")
+#: An embeddings request row (sgl-project/sglang ``python/sglang/benchmark/datasets/embedding.py`` @18e95bb6
+#: ``sample_embedding_requests``: JSON Lines, ``input`` a text or a non-empty list of texts, the other fields passed to
+#: the embeddings API), told by an :data:`EMBEDDING_FIELDS` field or an ``input`` list of texts; ``(found, fix)``. Its
+#: ``input`` was sent as a chat prompt, or a list was refused as "turn 0 is a str".
+EMBEDDING_REFUSAL = (
+    "an embeddings request row (`input` a text or a list of texts to embed, with OpenAI embeddings fields: SGLang's "
+    "EmbeddingDataset, sgl-project/sglang python/sglang/benchmark/datasets/embedding.py @18e95bb6, sends each to "
+    "/v1/embeddings, asking no generated token)",
+    "no specscope form: an embedding generates no token, so it has no speculative decoding to measure; to send the "
+    "texts as chat prompts, write each as a `prompt` row",
+)
 #: What a ShareGPT4V row (``image`` beside ShareGPT ``conversations``, Lin-Chen/ShareGPT4V) is and how to send its
 #: text: vLLM's ``ShareGPTDataset`` (@0056b87f ``sample``: ``entry.get("image")`` sent as the first turn's image) and
 #: SGLang's ``sample_custom_requests`` (custom.py @3c1efe01, a JSON Lines row's ``image`` path) read it; it was
@@ -1088,6 +1145,27 @@ SHAREGPT4V_LINES_FIX = (
     f"specscope sends text: drop the image and its <image> tag to send the text conversations: jq -c '{EACH_ROW}"
     "del(.image) | "
     '.conversations[].value |= gsub("<image>\\n?"; "")\' FILE > OUT.jsonl'
+)
+#: A page of the Hugging Face dataset viewer's API saved as a file (datasets-server ``/rows`` and ``/first-rows``: a
+#: ``rows`` list of ``{row_idx, row, truncated_cells}`` beside ``features``), and the fix. It was refused as "no
+#: messages/... field (keys: [features, ...])". ``(found, fix)``.
+DATASET_VIEWER_REFUSAL = (
+    "a page of the Hugging Face dataset viewer's API (`rows` of `row_idx`, `row`, `truncated_cells` beside "
+    "`features`: what its /rows and /first-rows return, at most 100 rows a page; each `row` is a dataset row)",
+    f"write each `row` on a line, e.g. jq -c '{EACH_ROW}.rows[].row' FILE > OUT.jsonl, and pass that (a cell named "
+    "in `truncated_cells` was cut short by the viewer; the whole dataset is its files, not its pages)",
+)
+#: A LLaVA-OneVision row (lmms-lab/LLaVA-OneVision-Data: ``id``, ``image`` a Hugging Face Image value of ``bytes`` /
+#: ``path``, ShareGPT ``conversations``), told from ShareGPT4V's by its image (ShareGPT4V's is a path string). It was
+#: refused as ShareGPT4V, whose fix sends every turn where both its readers send the first. ``(found, fix)``.
+LLAVA_ONEVISION_REFUSAL = (
+    "a LLaVA-OneVision row (lmms-lab/LLaVA-OneVision-Data: `id`, `image` a Hugging Face Image value, ShareGPT "
+    f"`conversations`; vLLM's MultiModalConversationDataset, {_VLLM_HF}, sends the first turn with the image, its "
+    f"output length the second turn's token count; AIPerf's llava_onevision, {_AIPERF_HF}/hf_conversation.py "
+    "@6a5359ab HFConversationDatasetLoader, sends the first message with <image> removed; specscope sends text)",
+    "drop the image and keep the first two turns, the second the recorded answer that sizes the output as vLLM "
+    f"does: jq -c '{EACH_ROW}del(.image) | .conversations |= (.[:2] | map(.value |= "
+    '(gsub("<image>"; "") | sub("^\\\\s+"; "") | sub("\\\\s+$"; ""))))\' FILE > OUT.jsonl',
 )
 #: Fields only an SGLang autobench row carries (``AUTOBENCH_RESERVED_FIELDS`` @3f56497e that no other census reader
 #: reads): a row with one is named ``sglang.autobench`` by ``bench --dry-run``.

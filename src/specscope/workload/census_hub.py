@@ -173,7 +173,8 @@ HUB_DATASETS: tuple[HubDataset, ...] = (
         "those hub ids (vision_arena, llava_onevision streamed)",
         "a question or the first user message with its `image` / `images` / `video`",
         "refused: the media column by name (specscope sends text) -> drop the media column to send the texts alone; an "
-        "MMVU or VisionArena row is named with vLLM's reader and the jq that writes its prompt text",
+        "MMStar, MMVU, VisionArena or LLaVA-OneVision row is named with vLLM's reader and the jq that writes its "
+        "prompt text (MMStar's question up to its options, LLaVA-OneVision's first two turns)",
     ),
     HubDataset(
         "aiperf.hub.asr",

@@ -147,6 +147,7 @@ from specscope.workload.userfile_sessions import (
 )
 from specscope.workload.userfile_shapes import refuse_public_shape
 from specscope.workload.userfile_text import (
+    ROW_OF_VALUES,
     agentic_trace_records,
     array_items,
     csv_records,
@@ -407,9 +408,22 @@ def _conversation_rows(record: Callable[..., Prompt | None], shape: Shape) -> Ca
         share = next((k for k in SHAREGPT_FIELDS if isinstance(rec, dict) and isinstance(rec.get(k), list)), None)
         if share is not None and "messages" not in rec and roles.count("user") >= 2:
             prompt.meta["sharegpt_turns_fields"] = (share,)  # its readers send other turns (SHAREGPT_TURNS_NOTE)
+        if share is not None and "messages" not in rec and _opens_with_answer(rec[share]):
+            prompt.meta["opening_answer_fields"] = (share,)  # not sent; its readers send it (SHAREGPT_OPENING_NOTE)
         return prompt
 
     return read
+
+
+def _opens_with_answer(turns: list[Any]) -> bool:
+    """True for ShareGPT turns whose first turn after any system turn is an assistant's (:data:`_SHAREGPT_ROLES`): a
+    turn :func:`_chat` does not send."""
+    for turn in turns:
+        said = turn.get("from", turn.get("role")) if isinstance(turn, dict) else None
+        role = _SHAREGPT_ROLES.get(said) if isinstance(said, str) else None
+        if role != "system":
+            return role == "assistant"
+    return False
 
 
 def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[..., Prompt | None]:
@@ -490,6 +504,8 @@ def _prompt(name: str, path: Path, no: int, line: str, record: Callable[..., Pro
 
 
 def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Prompt:
+    if isinstance(record, list):  # a table's row without its column names (pandas orient 'values')
+        raise bad_row(where, *ROW_OF_VALUES)
     if not isinstance(record, dict):
         raise _bad(where, f"a JSON {type(record).__name__}, not an object", "a JSON object per record")
     meta: dict[str, Any] = {"source": "file", unit: no}

@@ -60,6 +60,7 @@ from specscope.workload.census import (
     SPECSCOPE_TRACE_FIELDS,
     SYSTEM_FIELDS,
     TIMING_FIELDS,
+    TOOLS_JSON_TEXT_FIX,
     TRACE_ONLY_FIELDS,
     UNREAD_DATASET_ROWS,
     UNSENT_FIELDS,
@@ -595,7 +596,7 @@ def tools_of(where: str, record: dict[str, Any]) -> list[dict[str, Any]] | None:
     if isinstance(tools, str) and tools.lstrip().startswith("["):
         raise bad_row(where, f"tools is JSON text ({tools!r:.60}: LLaMA-Factory's tool description column)",
                       'a list of OpenAI tool objects ({"type": "function", "function": {"name", "parameters"}})',
-                      "decode it to the list, e.g. jq -c '.tools |= fromjson' FILE > OUT.jsonl")  # fmt: skip
+                      TOOLS_JSON_TEXT_FIX)  # fmt: skip
     if not isinstance(tools, list) or not tools or not all(isinstance(t, dict) for t in tools):
         raise bad_row(where, f"tools {tools!r:.60} is not a non-empty list of tool definitions",
                       'a list of OpenAI tool objects ({"type": "function", "function": {"name", "parameters"}})',

@@ -162,8 +162,12 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         "`questions`: stanfordnlp/coqa, hub or published JSON); rows read from the hub with a prompt template, "
         "each jq building that prompt: zed-industries/zeta (`events`, `input`, `output`, sized by `output`), "
         "BlazEdit (`code`, `change_request`), MMVU (`video`, `question`, `choices`), VisionArena (`conversation` or "
-        "`turns` of message lists beside `images`), MMMU (`question`, `options`, `image_1`); a `problem` row (AIMO: "
-        "sized by `solution`); a speech-recognition row (`audio` of `array`, `sampling_rate`: no chat form); "
+        "`turns` of message lists beside `images`), MMMU (`question`, `options`, `image_1`), MMStar (`question`, "
+        "`image`, `l2_category`), LLaVA-OneVision (`image` a Hugging Face Image value beside `conversations`: "
+        "its first two turns); a `problem` row (AIMO: "
+        "sized by `solution`); a speech-recognition row (`audio` of `array`, `sampling_rate`: no chat form); an "
+        "embeddings request row (`input` with `encoding_format` / `dimensions`, or a list of texts to embed: "
+        "no chat form); "
         'the multi-turn benchmark\'s synthetic conversation config (`"filetype": '
         '"generate_conversations"`)',
         "public datasets no benchmark client's file reader takes; a generator's settings",
@@ -187,7 +191,11 @@ USERFILE_LAYOUTS: tuple[UserLayout, ...] = (
         'per line); records wrapped in one object (`{"data": [records]}`, with a `version` or not) are named as '
         "such, the fix `jq -c '.data[]' FILE > OUT.jsonl`; so is a pandas `DataFrame.to_json` table (its default "
         "orient `columns`, `index`, `split`), which the same builder reads as one row, with the "
-        '`pandas.read_json(...).to_json(..., orient="records", lines=True)` call to write JSON Lines',
+        '`pandas.read_json(...).to_json(..., orient="records", lines=True)` call to write JSON Lines; so are '
+        "objects one after another, each over several lines (what jq writes without `-c`: the fix `jq -c .`), rows "
+        "that are arrays of values (orient `values`: no column names; the fix a jq naming the first value the "
+        "prompt) and a page of the Hugging Face dataset viewer's API (`rows` of `row_idx`, `row`: the fix "
+        "`jq -c '.rows[].row'`)",
         (_REFUSED + "[columns]",),
     ),
     UserLayout(

@@ -14,11 +14,15 @@ from specscope.workload.census import (
     COHERE_ROLES,
     COHERE_ROLES_REFUSAL,
     COQA_FILE_REFUSAL,
+    DATASET_VIEWER_REFUSAL,
+    EMBEDDING_FIELDS,
+    EMBEDDING_REFUSAL,
     GEMINI_CONTENTS_REFUSAL,
     GUANACO_REFUSAL,
     GUANACO_TRANSCRIPT,
     HH_TRANSCRIPT,
     HH_TRANSCRIPT_REFUSAL,
+    LLAVA_ONEVISION_REFUSAL,
     MESSAGES_FIELDS,
     SHAREGPT_FIELDS,
     SHAREGPT_MESSAGES_REFUSAL,
@@ -59,6 +63,11 @@ def refuse_public_shape(where: str, record: object) -> None:
         raise bad_row(where, SQUAD_REFUSAL[0], "a prompt or messages per row", SQUAD_REFUSAL[1])
     if isinstance(articles, list) and any(isinstance(a, dict) and {"story", "questions"} <= a.keys() for a in articles):
         raise bad_row(where, COQA_FILE_REFUSAL[0], "a prompt or messages per row", COQA_FILE_REFUSAL[1])
+    pages = record.get("rows")
+    if isinstance(pages, list) and pages and all(isinstance(r, dict) and {"row_idx", "row"} <= r.keys() for r in pages):
+        raise bad_row(where, DATASET_VIEWER_REFUSAL[0], "a prompt or messages per row", DATASET_VIEWER_REFUSAL[1])
+    if _embedding_request(record):
+        raise bad_row(where, EMBEDDING_REFUSAL[0], "a prompt or messages per row", EMBEDDING_REFUSAL[1])
     if _sharegpt_messages(record):
         raise bad_row(
             where, SHAREGPT_MESSAGES_REFUSAL[0], "`messages` of `role` / `content`", SHAREGPT_MESSAGES_REFUSAL[1]
@@ -66,6 +75,8 @@ def refuse_public_shape(where: str, record: object) -> None:
     audio = record.get("audio")
     if isinstance(audio, dict) and ("array" in audio or "sampling_rate" in audio):
         raise bad_row(where, ASR_REFUSAL[0], "a prompt or messages per row", ASR_REFUSAL[1])
+    if _llava_onevision(record):
+        raise bad_row(where, LLAVA_ONEVISION_REFUSAL[0], "text only", LLAVA_ONEVISION_REFUSAL[1])
     if (turns := _vision_arena_turns(record)) is not None:
         what, fix = VISION_ARENA_REFUSALS[turns]
         raise bad_row(where, what, "text only", fix)
@@ -156,6 +167,23 @@ def _sharegpt_tool_tag(record: dict[str, Any]) -> str | None:
                 if isinstance(turn, dict) and isinstance(turn.get("from"), str) and turn["from"] in SHAREGPT_TOOL_TAGS:
                     return str(turn["from"])
     return None
+
+
+def _embedding_request(record: dict[str, Any]) -> bool:
+    """True for an embeddings request row (:data:`EMBEDDING_REFUSAL`): ``input`` beside an embeddings field, or an
+    ``input`` list of texts (an OpenAI Evals ``input`` list holds message objects)."""
+    texts = record.get("input")
+    if isinstance(texts, list) and texts and all(isinstance(t, str) for t in texts):
+        return True
+    return "input" in record and any(k in record for k in EMBEDDING_FIELDS)
+
+
+def _llava_onevision(record: dict[str, Any]) -> bool:
+    """True for a LLaVA-OneVision row (:data:`LLAVA_ONEVISION_REFUSAL`): ``image`` a Hugging Face Image value (an
+    object of ``bytes`` / ``path``) beside a ShareGPT ``conversations`` list."""
+    image = record.get("image")
+    image_value = isinstance(image, dict) and bool({"bytes", "path"} & image.keys())
+    return image_value and isinstance(record.get("conversations"), list)
 
 
 def _vision_arena_turns(record: dict[str, Any]) -> str | None:

@@ -357,6 +357,40 @@ def _pandas_orient(doc: object) -> str | None:
     return "index" if all(str(k).isdigit() for k in doc) else None
 
 
+#: A row that is a JSON array (``["What is 2+2?", 5]``): a table's row without its column names, as pandas
+#: ``DataFrame.to_json(orient="values")`` writes a table (one array of rows), or a JSON Lines file of such rows.
+#: No reader takes it (pandas and the datasets JSON builder need column names; AIPerf's line models an object).
+#: ``(what, expected, fix)``; the jq reads both file forms (an array of rows, or a row per line).
+ROW_OF_VALUES = (
+    "a JSON array of values, not an object (a table's row without its column names, as pandas "
+    "DataFrame.to_json orient 'values' writes each row)",
+    "a JSON object per record, its fields named",
+    "write each row as an object of named fields, e.g. with the first value the prompt: jq -c '(if (.[0] | type) == "
+    '"array" then .[] else . end) | {prompt: .[0]}\' FILE > OUT.jsonl (or write the table again with '
+    "DataFrame.to_json(OUT.jsonl, orient='records', lines=True))",
+)
+#: JSON objects one after another, each over several lines, as ``jq`` without ``-c`` and ``json.dump(row, indent=2)``
+#: per row write them: no reader takes it (pandas and the datasets JSON builder read JSON Lines a line at a time). It
+#: was refused as invalid JSON at line 1.
+PRETTY_OBJECTS_FIX = "write one object per line: jq -c . FILE > OUT.jsonl"
+
+
+def _pretty_objects(body: str) -> int:
+    """How many JSON objects ``body`` holds one after another, whitespace between them, when it holds at least two and
+    nothing else; else 0."""
+    decoder, at, count = json.JSONDecoder(), 0, 0
+    while at < len(body):
+        try:
+            value, end = decoder.raw_decode(body, at)
+        except (json.JSONDecodeError, RecursionError):
+            return 0
+        if not isinstance(value, dict):
+            return 0
+        count += 1
+        at = len(body) - len(body[end:].lstrip())
+    return count if count >= 2 else 0
+
+
 def refuse_object_file(path: Path, text: str) -> None:
     """Refuse a file that is ONE JSON object written as a table of columns (``{"prompt": [...],
     "output_tokens_count": [...]}``, as ``json.dump(Dataset.to_dict())`` writes it) or over several lines, by name;
@@ -374,6 +408,13 @@ def refuse_object_file(path: Path, text: str) -> None:
     try:
         doc = loads(body, _where(path, text))
     except (json.JSONDecodeError, RecursionError):
+        if "\n" in body and not body.split("\n", 1)[0].rstrip().endswith("}") and (count := _pretty_objects(body)):
+            raise bad_row(
+                f"{path}:1",
+                f"{count} JSON objects, each over several lines (as jq writes them without -c)",
+                COLUMNS_EXPECTED,
+                PRETTY_OBJECTS_FIX,
+            ) from None
         return  # JSON Lines (or broken): the line reader names the line
     if (orient := _pandas_orient(doc)) is not None:
         # a DataFrame written with pandas' to_json: the datasets JSON builder reads it as one row of objects (or of
