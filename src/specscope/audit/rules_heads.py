@@ -27,6 +27,7 @@ from specscope.audit.architectures import (
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.audit.layout import module_of
+from specscope.audit.rules_moe import fused_experts_cover
 from specscope.checkpoint import Checkpoint
 from specscope.textsafe import shell_word
 
@@ -255,8 +256,12 @@ def check_draft_tensors(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
         return []
     counts = count_groups(layout, names)
     missing = [n for c in counts for n in c.missing]
+    fused_out, missing = _fused_experts(ck, layout, set(names), missing)
+    if fused_out:  # the per-expert names are the fused finding's: counted and listed there only
+        kept = set(missing)
+        counts = [_without(c, kept) for c in counts]
     if not missing:
-        return []
+        return fused_out
     total = sum(c.total for c in counts)
     fam = layout.family
     fix, heads = (
@@ -285,7 +290,37 @@ def check_draft_tensors(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
                 **heads,
             },
         )
-    ]
+    ] + fused_out
+
+
+def _without(c: GroupCount, kept: set[str]) -> GroupCount:
+    """``c`` less the missing names not in ``kept`` (neither counted nor listed)."""
+    missing = tuple(n for n in c.missing if n in kept)
+    return GroupCount(c.label, c.present, c.total - (len(c.missing) - len(missing)), missing)
+
+
+def _fused_experts(
+    ck: Checkpoint, layout: DraftLayout, names: set[str], missing: list[str]
+) -> tuple[list[Finding], list[str]]:
+    """``DRAFT_TENSORS_MISSING/fused-experts`` for the per-expert names of a MoE draft (``block_moe``) whose layers
+    store the experts fused (:func:`.rules_moe.fused_experts_cover`), and the rest of ``missing``."""
+    arch = (ck.config or {}).get("architectures")
+    arch = str(arch[0]) if isinstance(arch, list) and arch else None
+    moe = next((m for a, m in layout.family.block_moe if a == arch), None)
+    if moe is None or not missing:
+        return [], missing
+    covered, fused = fused_experts_cover(ck, moe.expert, names, missing)
+    if not covered:
+        return [], missing
+    facts: dict[str, Any] = {"family": layout.family.title, "architecture": arch, "n": len(covered)}
+    facts |= {"example": covered[0], "n_fused": len(fused), "fused": ", ".join(fused[:4])}
+    facts["fused"] += f" (+{len(fused) - 4} more)" if len(fused) > 4 else ""
+    plain = [f.split(" [")[0] for f in fused]
+    details: dict[str, Any] = {"fused": plain, "missing_per_expert": len(covered)}
+    key = "DRAFT_TENSORS_MISSING/fused-experts"
+    found = finding(key, file="config.json", tensor=plain[0], details=details, **facts)
+    gone = set(covered)
+    return [found], [n for n in missing if n not in gone]
 
 
 def unread_tensors(layout: DraftLayout, names: set[str] | list[str]) -> list[str]:

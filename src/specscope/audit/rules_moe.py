@@ -88,3 +88,33 @@ def check_gate_up_scales(ck: Checkpoint) -> list[Finding]:
             },
         )
     ]
+
+
+#: the fused spelling of a MoE layer's experts (transformers' 3-D ``gate_up_proj`` [E, 2I, H], ``down_proj`` [E, H, I])
+FUSED_EXPERTS = ("gate_up_proj", "down_proj")
+
+
+def fused_experts_cover(
+    ck: Checkpoint, experts: tuple[str, ...], names: set[str], missing: list[str]
+) -> tuple[list[str], list[str]]:
+    """``(covered, fused)``: the ``missing`` per-expert names (``experts``: the block_moe row's per-expert templates,
+    ``mlp.experts.{e}.gate_proj.weight``) of layers that store their experts fused instead
+    (``{layer}mlp.experts.gate_up_proj`` / ``down_proj``), and those fused names (sorted, each ``name [shape]``).
+
+    vLLM reads per-expert names only (qwen3_moe.py @2e0831b0, mixtral.py @f0e26957: ``make_expert_params_mapping``
+    over ``experts.{e}.<proj>``); a fused name matches no mapping and reaches ``params_dict[name]`` (KeyError)."""
+    prefixes = sorted({t.split("{e}", 1)[0] for t in experts if "{e}" in t})
+    covered: list[str] = []
+    fused: set[str] = set()
+    for name in missing:
+        for prefix in prefixes:
+            m = re.match(rf"^(.*?){re.escape(prefix)}\d+\.", name)
+            stored = [f"{m.group(1)}{prefix}{w}" for w in FUSED_EXPERTS] if m else []
+            stored = [s for s in stored if s in names]
+            if stored:
+                covered.append(name)
+                fused.update(stored)
+                break
+    tensors = ck.tensors()
+    shown = [f"{n} {list(tensors[n].shape)}" if n in tensors else n for n in sorted(fused)]
+    return covered, shown

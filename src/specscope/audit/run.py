@@ -50,6 +50,7 @@ from specscope.audit.rules_quant import (
 from specscope.audit.rules_shapes import check_draft_shapes
 from specscope.audit.rules_speculators import check_speculators, check_verifier, speculators_facts
 from specscope.audit.rules_vocab import check_vocab_map
+from specscope.audit.rules_vocab_rows import check_vocab_rows
 from specscope.checkpoint import ByteSource, Checkpoint, load_checkpoint
 from specscope.checkpoint.index import nested_text_config
 
@@ -287,6 +288,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
         findings += check_vocab_map(ck, draft)
     else:
         draft_modules, draft_tables = set(), set()
+    findings += check_vocab_rows(ck, draft if layout is None else None)
     family = layout.family.key if layout is not None else None
     quant_findings, quant_facts = check_quant(ck, draft_modules, family, draft_embeddings=draft_tables)
     findings += quant_findings
