@@ -67,3 +67,14 @@ def test_an_eagle_draft_embedding(tmp_path: Path) -> None:
     cfg = {**dense_config(1, V + 16), "architectures": ["EagleLlamaForCausalLM"]}
     r = audit_checkpoint(write(tmp_path / "eagle", eagle, cfg))
     assert [f.tensor for f in r.by_code("VOCAB_ROWS_DIFFER")] == ["embed_tokens.weight"] and r.exit_code == 1
+
+
+def test_a_multimodal_language_model_may_store_extra_rows(tmp_path: Path) -> None:
+    # Llama-3.2 Vision (MllamaForConditionalGeneration): text_config vocab_size 128256, its language model's
+    # embed_tokens built with vocab_size + 8 rows (transformers modeling_mllama.py MllamaTextModel, vLLM mllama.py);
+    # fewer rows than vocab_size still stop the load
+    for rows, code in ((V + 8, 0), (V - 8, 1)):
+        cfg = dense_config(2, V) | {"vision_config": {"hidden_size": 8}}
+        shapes = dense_model(2, V) | {"model.embed_tokens.weight": [rows, H]}
+        r = audit_checkpoint(write(tmp_path / f"t{rows}", shapes, cfg))
+        assert [f.tensor for f in r.by_code("VOCAB_ROWS_DIFFER")] == (["model.embed_tokens.weight"] if code else [])

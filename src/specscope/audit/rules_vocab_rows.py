@@ -8,7 +8,10 @@ self.org_vocab_size`` (``vllm/model_executor/layers/vocab_parallel_embedding.py`
 other row count (fewer, more, or padded to a multiple of 64 past ``vocab_size``) stops the load with an
 AssertionError. A tied head is never loaded (``llama.py`` / ``qwen2.py`` ``load_weights`` skip ``lm_head.weight``
 when ``tie_word_embeddings``); an EAGLE-3 head has ``draft_vocab_size`` rows (judged by ``DRAFT_VOCAB_MAP``); Medusa
-and MLP-speculator heads are named otherwise and judged by their own rules.
+and MLP-speculator heads are named otherwise and judged by their own rules. In a multimodal checkpoint (a
+``vision_config`` or ``audio_config`` beside the language model's) more rows than ``vocab_size`` are not judged: a
+model may build its table with extra rows for image tokens (transformers' and vLLM's ``mllama.py`` build Llama-3.2
+Vision's language model with ``vocab_size + 8`` rows); fewer rows still fail the load.
 
 Code: ``VOCAB_ROWS_DIFFER`` (ERROR).
 """
@@ -40,6 +43,7 @@ def check_vocab_rows(ck: Checkpoint, draft: DraftLayout | None) -> list[Finding]
     if vocab is None:
         return []
     tied = cfg.get("tie_word_embeddings") is True
+    media = any(isinstance(ck.config.get(k), dict) for k in ("vision_config", "audio_config"))
     own_head_sized = draft is not None and draft.family.vocab_map == "eagle3"
     out: list[Finding] = []
     for name, info in sorted(ck.tensors().items()):
@@ -49,7 +53,7 @@ def check_vocab_rows(ck: Checkpoint, draft: DraftLayout | None) -> list[Finding]
         if plain == "lm_head.weight" and (tied or own_head_sized):
             continue
         rows = info.shape[0]
-        if rows != vocab:
+        if rows != vocab and not (media and rows > vocab):
             facts: dict[str, Any] = {"rows": rows, "vocab": vocab}
             out.append(finding("VOCAB_ROWS_DIFFER", file=name, tensor=name, **facts, details=dict(facts)))
     return out
