@@ -43,7 +43,7 @@ def check_vocab_rows(ck: Checkpoint, draft: DraftLayout | None) -> list[Finding]
     if vocab is None:
         return []
     tied = cfg.get("tie_word_embeddings") is True
-    media = any(isinstance(ck.config.get(k), dict) for k in ("vision_config", "audio_config"))
+    media = any(isinstance((ck.config or {}).get(k), dict) for k in ("vision_config", "audio_config"))
     own_head_sized = draft is not None and draft.family.vocab_map == "eagle3"
     out: list[Finding] = []
     for name, info in sorted(ck.tensors().items()):
