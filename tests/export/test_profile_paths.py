@@ -78,3 +78,15 @@ def test_a_group_whose_server_reported_zero_drafts_is_named():
     assert _idle("ngram / prose / N=1", cells) == (
         "ngram / prose / N=1: no profile: its server reported 0 drafts in 2 of 3 ok cells (it did not draft)"
     )
+
+
+def test_not_a_run_is_said_before_the_missing_o(tmp_path, capsys, monkeypatch):
+    """user63: ``export NOT_A_RUN --to profile`` (no -o) asked for -o first; the run is checked first, by the one
+    opener of run folders (store.open_run), so the user fixes the folder before learning about -o."""
+    from clirun import one_error
+
+    for folder in (tmp_path / "nowhere", DATA / "imports"):
+        code, _, err = cli(["export", folder, "--to", "profile"], capsys, monkeypatch, tmp_path)
+        line = one_error(err)
+        assert code == 2 and line.startswith(f"error: {folder} is not a run folder; found: "), line
+        assert "needs -o" not in line, line

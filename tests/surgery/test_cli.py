@@ -85,3 +85,25 @@ def test_a_file_given_as_the_checkpoint_is_named_a_file_not_missing(tmp_path: Pa
         assert code == 2 and "checkpoint folder not found" not in line, line
         assert f"error: the checkpoint is a file, not a folder; found: {shard} (a file)" in line, line
         assert f"fix: pass the folder that holds it: {ckpt}" in line, line
+
+
+def test_graft_from_itself_is_refused(tmp_path: Path, capsys, monkeypatch):
+    """``surgery graft X --from X`` rewrote X with its own head and said nothing (user63): the same folder (by any
+    spelling: a trailing ``/.``, a symlink) or a donor whose head files are the target's own (hardlinks) is refused
+    before anything is written."""
+    from clirun import cli, one_error
+
+    ckpt = make_qwen36_checkpoint(tmp_path / "src")
+    (tmp_path / "alias").symlink_to(ckpt)
+    twin = tmp_path / "twin"
+    twin.mkdir()
+    for f in ckpt.iterdir():
+        (twin / f.name).hardlink_to(f)
+    for donor in (ckpt, ckpt / ".", tmp_path / "alias", twin):
+        out = tmp_path / "out"
+        code, _, err = cli(["surgery", "graft", ckpt, "--from", donor, "--out", out], capsys, monkeypatch, tmp_path)
+        line = one_error(err)
+        assert code == 2 and not out.exists(), line
+        assert "error: the graft source is the target itself: its head would replace itself" in line, line
+        assert f"found: --from {donor}" in line and "expected: another checkpoint" in line, line
+        assert "fix: --from the checkpoint whose head you want (e.g. the unquantized original)" in line, line

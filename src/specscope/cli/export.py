@@ -99,6 +99,10 @@ def export_cmd(
     profiles, no per-position acceptance, MLflow not installed."""
     if to not in TARGETS:  # the one wording of a value outside an option's choices
         raise ConfigError.invalid_value("--to", to, f"one of {', '.join(TARGETS)}", choices=TARGETS)
+    from specscope.store import open_run
+
+    with open_run(run):  # not a run: said before any option that only matters for a run (user63)
+        pass
     wrong = ("--tracking-uri", tracking_uri, "--to mlflow") if to == "profile" else ("-o", output, "--to profile")
     if wrong[1] is not None:
         raise ConfigError(

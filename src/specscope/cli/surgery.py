@@ -120,6 +120,30 @@ def _cosine_text(cosine: float | None, all_zero: str | None) -> str:
     return "" if cosine is None else f"{cosine:.7f}"
 
 
+def _print_dequantized(rows: list[TensorComparison], con: Console) -> None:
+    """One line per NVFP4 layout whose weights ``surgery compare`` dequantized (ModelOpt ``weight_scale_2``
+    multiplies, compressed-tensors' ``weight_global_scale`` divides; :mod:`specscope.surgery.compare`)."""
+    by_rule: dict[str, list[TensorComparison]] = {}
+    for r in rows:
+        if r.dequantized:
+            ct = (r.stored_a if r.dequantized == "a" else r.stored_b) is not None
+            by_rule.setdefault("/ weight_global_scale" if ct else "x weight_scale_2", []).append(r)
+    for rule, deq in by_rule.items():
+        sides = "/".join(sorted({r.dequantized.upper() for r in deq if r.dequantized}))
+        stored = (
+            " (stored as <module>.weight_packed, lined up with the other side's <module>.weight)"
+            if rule.startswith("/")
+            else ""
+        )
+        con.print(
+            f"{len(deq)} NVFP4 weight(s) dequantized (E2M1 code x block scale {rule}, side {sides}){stored} to be "
+            "compared with the other side's float weight: their cosine and max abs diff are the quantization error",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
 def _print_compare(rows: list[TensorComparison], con: Console) -> None:
     """``surgery compare``'s table, one row per tensor (names wrapped, never cut), then a line per tensor with an
     all-zero side or NaN / Inf elements."""
@@ -138,16 +162,7 @@ def _print_compare(rows: list[TensorComparison], con: Console) -> None:
             "" if r.max_abs_diff is None else f"{r.max_abs_diff:.7g}",
         )
     con.print(t)
-    deq = [r for r in rows if r.dequantized]
-    if deq:
-        con.print(
-            f"{len(deq)} NVFP4 weight(s) dequantized (E2M1 code x block scale x weight_scale_2, side "
-            f"{'/'.join(sorted({r.dequantized.upper() for r in deq if r.dequantized}))}) to be compared with the "
-            "other side's float weight: their cosine and max abs diff are the quantization error",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
-        )
+    _print_dequantized(rows, con)
     for r in rows:
         if r.all_zero:
             side = "both sides are" if r.all_zero == "both" else f"{r.all_zero.upper()} is"
@@ -206,7 +221,8 @@ def register(app: typer.Typer) -> None:
         """Tensor by tensor: presence, dtype, shape, identical bytes, cosine, max abs diff, NaN/Inf counts.
 
         Cosine and max abs diff cover positions finite on both sides; NaN / Inf elements are counted per side. A
-        ModelOpt NVFP4 weight against a float one (a head and its quantize-draft result) is dequantized first."""
+        ModelOpt or compressed-tensors NVFP4 weight against a float one (a head and its quantize-draft result) is
+        dequantized first (compressed-tensors' <module>.weight_packed shares the <module>.weight row)."""
         from specscope.cli.options import TEXT_JSON
         from specscope.cli.output import emit, report_target
         from specscope.surgery import compare_checkpoints

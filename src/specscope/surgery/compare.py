@@ -7,7 +7,12 @@ after upcasting both to float64 (computed in chunks, one tensor pair in memory a
 A ModelOpt NVFP4 weight (``U8 [out, in/2]`` beside its ``weight_scale`` E4M3 ``[out, in/16]`` and scalar F32
 ``weight_scale_2``) against a float weight of the same module's ``[out, in]`` (a head and its ``surgery
 quantize-draft`` result) is compared dequantized (:func:`specscope.surgery.nvfp4.dequantize_nvfp4`), so the row gives
-the quantization error; ``dequantized`` names the side (``"a"`` or ``"b"``).
+the quantization error; ``dequantized`` names the side (``"a"`` or ``"b"``). compressed-tensors' NVFP4 layout
+(compressed-tensors 0.20.1 ``compressors/nvfp4``: ``<m>.weight_packed`` U8 ``[out, in/2]``, ``<m>.weight_scale`` E4M3
+``[out, in/16]``, ``<m>.weight_global_scale`` F32 ``[1]``; ``quantization/lifecycle/forward.py`` ``_dequantize``
+divides the block scale by the global scale) is compared the same way: its ``<m>.weight_packed`` is lined up with
+the other side's float ``<m>.weight`` (one row, named ``<m>.weight``; ``stored_a`` / ``stored_b`` give the stored
+name) and dequantized with ``weight_scale_2 = 1 / weight_global_scale``.
 
 NaN and Inf elements are counted per side (``nonfinite_a`` / ``nonfinite_b``) and left out of cosine and max
 abs diff, which cover the positions where both sides are finite (None when there is none). Python's ``max``
@@ -36,7 +41,8 @@ class TensorComparison:
     """One row of ``surgery compare``. ``cosine`` / ``max_abs_diff`` are None when not computable; ``all_zero`` is
     ``"a"``, ``"b"`` or ``"both"`` when that side holds only zeros (cosine is then undefined: a blank, never-trained
     or zero-filled head is the usual cause), else None; ``dequantized`` is the side (``"a"`` / ``"b"``) whose NVFP4
-    weight was dequantized to be compared with the other's float one, else None."""
+    weight was dequantized to be compared with the other's float one, else None; ``stored_a`` / ``stored_b`` is that
+    side's stored name where it differs from ``name`` (compressed-tensors' ``<m>.weight_packed``), else None."""
 
     name: str
     in_a: bool
@@ -52,6 +58,8 @@ class TensorComparison:
     nonfinite_b: int = 0
     all_zero: str | None = None
     dequantized: str | None = None
+    stored_a: str | None = None
+    stored_b: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -109,35 +117,68 @@ def cosine_and_max_abs(a: np.ndarray, b: np.ndarray) -> tuple[float | None, floa
     return st.cosine, st.max_abs_diff
 
 
+#: packed-weight suffix -> (block scale, per-tensor scale, whether the per-tensor scale divides): ModelOpt's
+#: ``weight_scale_2`` multiplies, compressed-tensors' ``weight_global_scale`` divides.
+_NVFP4_LAYOUTS = {
+    "weight": ("weight_scale", "weight_scale_2", False),
+    "weight_packed": ("weight_scale", "weight_global_scale", True),
+}
+_CT_PACKED = ".weight_packed"
+
+
 def _nvfp4_dense(ck: Checkpoint, name: str) -> np.ndarray | None:
-    """ModelOpt NVFP4 weight ``name`` of checkpoint ``ck`` dequantized to float32 ``[out, in]``, or None when
-    ``name`` is no such weight (not ``*.weight`` U8, or its ``weight_scale`` / scalar ``weight_scale_2`` absent)."""
-    base = name.removesuffix("weight")
-    scale, scale2 = base + "weight_scale", base + "weight_scale_2"
-    if base == name or ck.info(name).dtype != "U8" or scale not in ck.location or scale2 not in ck.location:
-        return None
-    s2 = ck.read_array(scale2)
-    if s2.size != 1 or ck.info(scale).dtype not in ("F8_E4M3", "F32"):
-        return None
-    return dequantize_nvfp4(ck.read_array(name), ck.read_array(scale), float(s2.reshape(-1)[0]))
+    """NVFP4 weight ``name`` of checkpoint ``ck`` (ModelOpt ``<m>.weight`` or compressed-tensors
+    ``<m>.weight_packed``, U8) dequantized to float32 ``[out, in]``, or None when ``name`` is no such weight (its
+    block scale or single-element per-tensor scale absent)."""
+    for suffix, (scale_sfx, tensor_sfx, divides) in _NVFP4_LAYOUTS.items():
+        base = name.removesuffix(suffix)
+        if base == name or not base.endswith("."):
+            continue
+        scale, scale2 = base + scale_sfx, base + tensor_sfx
+        if ck.info(name).dtype != "U8" or scale not in ck.location or scale2 not in ck.location:
+            return None
+        s2 = ck.read_array(scale2)
+        if s2.size != 1 or ck.info(scale).dtype not in ("F8_E4M3", "F32"):
+            return None
+        per_tensor = float(s2.reshape(-1)[0])
+        if divides and (per_tensor == 0.0 or not np.isfinite(per_tensor)):
+            return None
+        return dequantize_nvfp4(ck.read_array(name), ck.read_array(scale), 1.0 / per_tensor if divides else per_tensor)
+    return None
 
 
 def _dense_pair(
-    ca: Checkpoint, cb: Checkpoint, name: str, dtypes: tuple[str, str]
+    ca: Checkpoint, cb: Checkpoint, names: tuple[str, str], dtypes: tuple[str, str]
 ) -> tuple[str, np.ndarray, np.ndarray] | None:
     """``(side, a, b)``: the float side as stored and the other's NVFP4 weight dequantized to the same shape;
-    None unless exactly one side is float and the other is such a weight."""
+    None unless exactly one side is float and the other is such a weight. ``names``: the stored name on each side."""
     float_a, float_b = (d in FLOAT_DTYPES for d in dtypes)
     if float_a == float_b:
         return None
     side, quant, dense = ("b", cb, ca) if float_a else ("a", ca, cb)
-    deq = _nvfp4_dense(quant, name)
+    q_name, d_name = (names[1], names[0]) if float_a else names
+    deq = _nvfp4_dense(quant, q_name)
     if deq is None:
         return None
-    stored = dense.read_array(name)
+    stored = dense.read_array(d_name)
     if stored.shape != deq.shape:
         return None
     return (side, stored, deq) if side == "b" else (side, deq, stored)
+
+
+def _row_names(ca: Checkpoint, cb: Checkpoint, prefix: str) -> dict[str, tuple[str | None, str | None]]:
+    """Row name -> (stored name in A, in B). A compressed-tensors ``<m>.weight_packed`` on one side joins the other
+    side's ``<m>.weight`` row when that side has the float weight and no ``weight_packed`` of its own."""
+    sides = (set(ca.names(prefix)), set(cb.names(prefix)))
+    rows: dict[str, list[str | None]] = {}
+    for i, (mine, other) in enumerate((sides, sides[::-1])):
+        for n in sorted(mine):
+            key = n
+            if n.endswith(_CT_PACKED) and n not in other:
+                plain = n.removesuffix(_CT_PACKED) + ".weight"
+                key = plain if plain in other and plain not in mine else n
+            rows.setdefault(key, [None, None])[i] = n
+    return {k: (v[0], v[1]) for k, v in sorted(rows.items())}
 
 
 def compare_checkpoints(a: str | Path, b: str | Path, prefix: str = "mtp.") -> list[TensorComparison]:
@@ -147,21 +188,21 @@ def compare_checkpoints(a: str | Path, b: str | Path, prefix: str = "mtp.") -> l
         SurgeryError: neither checkpoint has a tensor under ``prefix``.
     """
     ca, cb = open_checkpoint(a), open_checkpoint(b)
-    names = sorted(set(ca.names(prefix)) | set(cb.names(prefix)))
+    names = _row_names(ca, cb, prefix)
     if not names:
         raise no_tensor_under(prefix, where=" in either checkpoint", found=f"{a}, {b}", fix="check --prefix")
     rows = []
-    for n in names:
-        ia = ca.info(n) if n in ca.location else None
-        ib = cb.info(n) if n in cb.location else None
+    for n, (na, nb) in names.items():
+        ia = ca.info(na) if na is not None else None
+        ib = cb.info(nb) if nb is not None else None
         identical, stats, deq = False, _Stats(None, None, 0, 0), None
-        if ia is not None and ib is not None:
-            ra, rb = ca.read_bytes(n), cb.read_bytes(n)
+        if ia is not None and ib is not None and na is not None and nb is not None:
+            ra, rb = ca.read_bytes(na), cb.read_bytes(nb)
             identical = ia.dtype == ib.dtype and ia.shape == ib.shape and sha256_bytes(ra) == sha256_bytes(rb)
             del ra, rb
             if ia.shape == ib.shape and ia.dtype in FLOAT_DTYPES and ib.dtype in FLOAT_DTYPES:
-                stats = _finite_stats(ca.read_array(n), cb.read_array(n))
-            elif (pair := _dense_pair(ca, cb, n, (ia.dtype, ib.dtype))) is not None:
+                stats = _finite_stats(ca.read_array(na), cb.read_array(nb))
+            elif (pair := _dense_pair(ca, cb, (na, nb), (ia.dtype, ib.dtype))) is not None:
                 deq, xa, xb = pair
                 stats = _finite_stats(xa, xb)
         rows.append(
@@ -180,6 +221,8 @@ def compare_checkpoints(a: str | Path, b: str | Path, prefix: str = "mtp.") -> l
                 stats.nonfinite_b,
                 stats.all_zero,
                 deq,
+                na if na != n else None,
+                nb if nb != n else None,
             )
         )
     return rows

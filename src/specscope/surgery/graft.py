@@ -320,6 +320,38 @@ def check_graft_source(target: str | Path, src: str | Path, prefix: str) -> Draf
     return want
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    """True when both paths exist and are one file or folder (symlink, ``/.``, hardlink)."""
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
+
+
+def check_not_itself(tgt: Checkpoint, source: Checkpoint, prefix: str) -> None:
+    """Refuse a graft whose donor is the target: the same folder, or a folder whose every shard holding a ``prefix``
+    tensor is the file the target holds that tensor in (hardlinks). The result would be the target with its own head.
+
+    Raises:
+        SurgeryError: found / expected / fix (exit 2; nothing written).
+    """
+    head = source.names(prefix)
+    same = _same_file(tgt.root, source.root) or (
+        bool(head)
+        and all(
+            n in tgt.location and _same_file(tgt.root / tgt.location[n], source.root / source.location[n]) for n in head
+        )
+    )
+    if same:
+        raise SurgeryError(
+            "the graft source is the target itself: its head would replace itself",
+            found=f"--from {source.root}"
+            + ("" if _same_file(tgt.root, source.root) else f" (its {prefix} shards are hardlinks of {tgt.root}'s)"),
+            expected=f"another checkpoint than {tgt.root}, holding the head to graft",
+            fix="--from the checkpoint whose head you want (e.g. the unquantized original)",
+        )
+
+
 def check_graft_names(want: DraftLayout, prefix: str, sides: dict[str, Checkpoint]) -> None:
     """Refuse a ``prefix`` that selects tensors outside the head: names match by string, so ``model.layers.1``
     (no closing dot) on a DeepSeek target whose head is layer 12 took layers 1, 10 and 11 of the backbone too. vLLM
@@ -377,12 +409,14 @@ def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path
     ModelOpt files) and dropped from a ModelOpt ``quantized_layers`` map.
 
     Raises:
-        SurgeryError: no tensor under ``prefix`` in ``src``, or a source :func:`check_graft_source` refuses.
+        SurgeryError: no tensor under ``prefix`` in ``src``, the target itself as ``src``
+            (:func:`check_not_itself`), or a source :func:`check_graft_source` refuses.
     """
     tgt = open_checkpoint(target)
     source = open_checkpoint(src)
     want = check_graft_source(target, src, prefix)
     check_graft_names(want, prefix, {"graft source": source, "target": tgt})
+    check_not_itself(tgt, source, prefix)
     names = source.names(prefix)
     if not names:
         raise no_tensor_under(prefix, where=" in the graft source", found=str(src), fix="check --from and --prefix")

@@ -17,6 +17,7 @@ from specscope.adapters.logs import BoundAlarm, LogSummary
 from specscope.adapters.registry import display
 from specscope.adapters.sglang.log_facts import SglangLogFacts
 from specscope.adapters.sglang.logs import (
+    PRINTED_HALF,
     SglangSpecWindow,
     dp_ranks,
     method_and_k,
@@ -124,6 +125,19 @@ def sglang_spec_summary(
     )
 
 
+def _rounding_note(summary: SglangSpecSummary) -> str:
+    """``: the highest printed rate, R, plus 0.5% for the log's rounding ...`` when the pooled bound is the highest
+    printed rate plus :data:`PRINTED_HALF` (SGLang prints the rate with two decimals, ``accept rate: 0.71``, so the
+    window's rate may be up to 0.715: :func:`rate_bound`); empty when the bound comes from the accept length."""
+    top, at_most = summary.accept_rate_max, summary.acceptance_rate_at_most
+    if top is None or at_most is None or at_most != top + PRINTED_HALF:  # the same float sum rate_bound takes
+        return ""
+    return (
+        f": the highest printed rate, {percent_text(top)}, plus {percent_text(PRINTED_HALF)} for the log's rounding "
+        "to two decimals"
+    )
+
+
 def sglang_spec_lines(summary: SglangSpecSummary) -> list[tuple[str, str]]:
     """The summary as (label, value) rows for a terminal table."""
 
@@ -157,7 +171,7 @@ def sglang_spec_lines(summary: SglangSpecSummary) -> list[tuple[str, str]]:
         ),
         (
             "sglang_windows_acceptance_bound" if finish else "sglang_pooled_acceptance_rate",
-            f"{bound} over >= {summary.verify_steps_at_least} verify steps (bounds)",
+            f"{bound} over >= {summary.verify_steps_at_least} verify steps (bounds{_rounding_note(summary)})",
         ),
         ("sglang_spec_alarm", summary.alarm or "none"),
     ]

@@ -64,6 +64,7 @@ from specscope.adapters.sglang.finish import FINISH, FINISH_JSON, finish_stats
 from specscope.adapters.sglang.log_unread import unread_decode_fields
 
 __all__ = [
+    "PRINTED_HALF",
     "LOG_DETAILS",
     "BONUS_RATE",
     "BONUS_RATE_UNTIL",
@@ -207,7 +208,8 @@ _ARGS = {
 METHODS = {"EAGLE": "eagle", "EAGLE3": "eagle3", "NEXTN": "mtp", "STANDALONE": "draft_model", "NGRAM": "ngram"}
 
 
-_HALF = 0.005  # half the last printed digit of a "%.2f" figure
+#: half the last printed digit of a "%.2f" figure: what a printed rate or length may have been rounded by
+PRINTED_HALF = _HALF = 0.005
 #: how a printed rate that counts the bonus token is named
 BONUS_RATE = "counts the bonus token, as SGLang's accept rate did before PR #23530"
 #: the day PR #23530 was merged: a line dated before it comes from a build whose rate counts the bonus token
