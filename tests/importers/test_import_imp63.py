@@ -96,3 +96,18 @@ def test_sweep_k_disagreeing_with_the_per_position_list_is_refused(tmp_path, cap
         "found: speculative_config.num_speculative_tokens 4 (vllm bench sweep serve's server override); 3 draft "
         "positions in spec_decode_per_position_acceptance_rates"
     ) in text, text
+
+
+def test_sweep_dynamic_k_schedule_gives_no_one_k(tmp_path, capsys, monkeypatch):
+    """vLLM's dynamic speculative decoding (docs/features/speculative_decoding/dynamic_speculative_decoding.md
+    @dba5f190: ``num_speculative_tokens_per_batch_size``, the serve params ``vllm bench sweep tune_speculative_k``
+    reads) drafts the schedule's K for the batch size, ``num_speculative_tokens`` (7) only its maximum: no one k is
+    read (named, neither 7 nor the per-position list's 3), the method is."""
+    spec = {"method": "eagle", "num_speculative_tokens": 7, "num_speculative_tokens_per_batch_size": [[1, 64, 3]]}
+    path = _sweep_run(tmp_path, {"speculative_config": spec})
+    imported, report = _import_and_report(tmp_path, capsys, monkeypatch, path)
+    assert (
+        "speculative_config.num_speculative_tokens_per_batch_size = [[1, 64, 3]] (the server drafts k by batch size, "
+        "num_speculative_tokens 7 its maximum): no one k read"
+    ) in imported, imported
+    assert _server_row(report)[-3:-1] == ["eagle", "\u2014"], report

@@ -44,7 +44,10 @@ the server ran (:func:`_sweep_spec`): ``speculative_config`` (a dict, or the JSO
 dotted keys ``speculative_config.KEY`` (vLLM's ``--speculative-config.KEY``; sweep's ``_iter_param_key_candidates``
 also finds the prefix hyphenated, ``speculative-config``); its ``method`` and ``num_speculative_tokens`` (k, stored
 as the config's, :mod:`specscope.importers.write`) go to the config's server facts as vLLM's ``speculative_config``.
-A k that is no draft length, or a k beside a per-position list of another length, is named and not read. Every other
+A k that is no draft length is named and not read; one beside a per-position list of another length is refused. A
+server whose k varies through the run (vLLM's dynamic speculative decoding, ``num_speculative_tokens_per_batch_size``:
+docs/features/speculative_decoding/dynamic_speculative_decoding.md @dba5f190, the serve params ``vllm bench sweep
+tune_speculative_k`` reads; or ``enable_adaptive_k``) has no one k: named, none read, its method still read. Every other
 override (``max_num_seqs``...: a setting this file has no field for) is named as not understood.
 """
 
@@ -219,10 +222,21 @@ def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
         facts["not_recorded"].append(f"per-position acceptance ({key} = {spelled(per)}: not a list of rates 0..1)")
 
 
-def _sweep_spec(doc: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+def _k_varies(spec: Mapping[str, Any]) -> str | None:
+    """The setting by which the server's k varies through a run (module doc), as the file wrote it; None when k is
+    fixed."""
+    schedule = spec.get("num_speculative_tokens_per_batch_size")
+    if schedule:
+        return f"speculative_config.num_speculative_tokens_per_batch_size = {spelled(schedule)}"
+    if spec.get("enable_adaptive_k") is True:
+        return "speculative_config.enable_adaptive_k = true"
+    return None
+
+
+def _sweep_spec(doc: Mapping[str, Any], notes: list[str]) -> tuple[dict[str, Any], bool]:
     """The server's speculative config a sweep run's overrides carry (module doc): ``method`` (str) and
-    ``num_speculative_tokens`` (k, a draft length) as read, ``{}`` when none is there; what cannot be read is named
-    in ``notes``."""
+    ``num_speculative_tokens`` (k, a draft length) as read, ``{}`` when none is there, and whether its k varies
+    through the run (no k is then read); what cannot be read is named in ``notes``."""
     spec: dict[str, Any] = {}
     for key, value in doc.items():
         m = _SPEC_OVERRIDE.fullmatch(key) if isinstance(key, str) else None
@@ -245,22 +259,31 @@ def _sweep_spec(doc: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
     if isinstance(spec.get("method"), str) and spec["method"]:
         read["method"] = spec["method"]
     k = spec.get("num_speculative_tokens")
+    varies = _k_varies(spec)
+    if varies is not None:  # the server's k changes through the run: none is read, the per-position list's neither
+        notes.append(
+            f"{varies} (the server drafts k by batch size, num_speculative_tokens {spelled(k)} its maximum): "
+            "no one k read"
+        )
+        return read, True
     if is_draft_length(k, 0):
         read["num_speculative_tokens"] = k
     elif k is not None:
         notes.append(
             f"speculative_config.num_speculative_tokens = {spelled(k)} (not a draft length 0..{K_MAX}), not read"
         )
-    return read
+    return read, False
 
 
-def _k(doc: Mapping[str, Any], facts: Mapping[str, Any], spec: dict[str, Any]) -> tuple[int | None, str | None]:
+def _k(facts: Mapping[str, Any], spec: dict[str, Any], varies: bool) -> tuple[int | None, str | None]:
     """The record's own k and where it was read: the sweep override's (the server's setting), else the length of
-    the per-position list.
+    the per-position list; none when the override's k varies through the run.
 
     Raises:
         ConfigError: both, disagreeing.
     """
+    if varies:
+        return None, None
     positions = len(facts.get("acceptance_per_position") or ())
     per = f"{positions} draft positions in spec_decode_per_position_acceptance_rates"
     k = spec.get("num_speculative_tokens")
@@ -330,12 +353,12 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         tool_percentiles(doc, facts)
     _spec(doc, facts)
     model = doc.get("model_id")
-    spec = _sweep_spec(doc, notes)
+    spec, varies = _sweep_spec(doc, notes)
     unread = not_understood(
         doc, _KNOWN, lambda k: _AGGREGATE.fullmatch(k) is not None or _SPEC_OVERRIDE.fullmatch(k) is not None
     )
     notes += warning_notes(unread)
-    k, k_source = _k(doc, facts, spec)
+    k, k_source = _k(facts, spec, varies)
     return Imported(
         TOOL,
         SHAPE,
