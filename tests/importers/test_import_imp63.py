@@ -111,3 +111,39 @@ def test_sweep_dynamic_k_schedule_gives_no_one_k(tmp_path, capsys, monkeypatch):
         "num_speculative_tokens 7 its maximum): no one k read"
     ) in imported, imported
     assert _server_row(report)[-3:-1] == ["eagle", "\u2014"], report
+
+
+def _refused(tmp_path, capsys, monkeypatch, path) -> str:
+    code, out, err = cli(["import", path, "--config", "mtp", "--out", tmp_path / "r"], capsys, monkeypatch, tmp_path)
+    text = " ".join((out + err).split())
+    assert code == 2 and not (tmp_path / "r").exists(), text
+    return text
+
+
+def test_sweep_warmup_run_is_refused_by_name(tmp_path, capsys, monkeypatch):
+    """``run_comb`` (vllm/benchmarks/sweep/serve.py @0031557f, ``--warmup-num-prompts``) runs a warm-up first and
+    writes it as ``warmup.json`` beside the runs, ``run_number`` -1, kept out of ``summary.json``. It was imported as
+    a measured run (a cell r0): refused by name, with the files to pass."""
+    doc = {**json.loads((IMPORTS / "vllm_mtp_r0.json").read_text()), "run_number": -1, "num_prompts": 2}
+    path = tmp_path / "warmup.json"
+    path.write_text(json.dumps(doc))
+    text = _refused(tmp_path, capsys, monkeypatch, path)
+    assert (
+        "record 1 (vllm-bench-serve): the warm-up run of a vllm bench sweep serve combination is no measurement; "
+        "found: run_number = -1 (sweep's warmup.json, --warmup-num-prompts); expected: a measured run (run_number 0, "
+        "1, ...); fix: import the combination's run=N.json files or its summary.json"
+    ) in text, text
+
+
+def test_sweep_failure_record_is_named(tmp_path, capsys, monkeypatch):
+    """With ``--continue-on-error`` a failed run is written as ``run=N.failure.json`` (``run_number``, ``error_type``,
+    ``error``, ``serve_overrides``, ``bench_overrides``; a server combination that failed as
+    ``SERVE-...-failure.json``, without ``run_number``): refused with the general words, now named."""
+    doc = {"run_number": 1, "error_type": "RuntimeError", "error": "boom", "serve_overrides": {}, "bench_overrides": {}}
+    path = tmp_path / "run=1.failure.json"
+    path.write_text(json.dumps(doc))
+    text = _refused(tmp_path, capsys, monkeypatch, path)
+    assert (
+        "looks like vllm bench sweep serve's record of a failed run (run 1: RuntimeError: boom): nothing was "
+        "measured; import the combination's run=N.json files that succeeded, or its summary.json"
+    ) in text, text

@@ -57,6 +57,10 @@
   @02499765 ``get_statistics_dict``: ``engine``, ``world_info``, ``request_info``, ``performance``, optional
   ``streaming_metrics`` and ``decoding_stats``, ``dataset``): a run of the LLM API in-process, no server; its
   ``decoding_stats`` are percentiles over requests, with no sums to derive the run's rate from;
+- ``vllm bench sweep serve``'s record of a failed run (``--continue-on-error``: vllm/benchmarks/sweep/serve.py
+  @0031557f ``run_comb`` writes ``run=N.failure.json`` of ``run_number``, ``error_type``, ``error``,
+  ``serve_overrides``, ``bench_overrides``; ``run_combs`` a failed server combination's ``SERVE-...-failure.json``,
+  without ``run_number``): nothing measured;
 - genai-bench's per-run JSON (sgl-project/genai-bench genai_bench/metrics/metrics.py @025cf1c6: ``aggregated_metrics``,
   an ``AggregatedMetrics`` of ``scenario``, ``num_concurrency`` ("or QPS for open-loop mode"), ``run_duration``,
   the request counts and ``stats`` per field, beside ``individual_request_metrics`` and ``_time_unit``): its level is
@@ -74,6 +78,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from specscope.importers.record import spelled
 from specscope.textsafe import shell_word
 
 __all__ = ["document_hint", "text_hint"]
@@ -208,14 +213,27 @@ def _own_document(doc: Mapping[str, Any]) -> str:
     return ""
 
 
+def _said(value: Any) -> str:
+    """A text the file holds as written (at most 200 characters), any other value as JSON (:func:`spelled`)."""
+    return (value if len(value) <= 200 else value[:197] + "...") if isinstance(value, str) else spelled(value)
+
+
 def _other_tool(doc: Mapping[str, Any]) -> str:
-    """The words for trtllm-bench's report and genai-bench's per-run JSON (module doc), else ""."""
+    """The words for trtllm-bench's report, vllm bench sweep serve's failure record and genai-bench's per-run JSON
+    (module doc), else ""."""
     if {"engine", "world_info", "request_info", "performance"} <= doc.keys():
         engine = doc["engine"] if isinstance(doc["engine"], Mapping) else {}
         return (
             f"; looks like trtllm-bench's --report_json (an in-process run of the LLM API, no server; backend "
             f"{engine.get('backend')}, version {engine.get('version')}): percentiles over requests, no served level; "
             f"serve the model (trtllm-serve) and {_INSTEAD}"
+        )
+    if {"error_type", "error", "serve_overrides"} <= doc.keys():
+        run = f"run {spelled(doc['run_number'])}" if "run_number" in doc else "its server combination"
+        return (
+            f"; looks like vllm bench sweep serve's record of a failed run ({run}: {_said(doc['error_type'])}: "
+            f"{_said(doc['error'])}): nothing was measured; import the combination's run=N.json files that "
+            "succeeded, or its summary.json"
         )
     agg = doc.get("aggregated_metrics")
     if isinstance(agg, Mapping) and "individual_request_metrics" in doc:

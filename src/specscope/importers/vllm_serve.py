@@ -49,6 +49,8 @@ server whose k varies through the run (vLLM's dynamic speculative decoding, ``nu
 docs/features/speculative_decoding/dynamic_speculative_decoding.md @dba5f190, the serve params ``vllm bench sweep
 tune_speculative_k`` reads; or ``enable_adaptive_k``) has no one k: named, none read, its method still read. Every other
 override (``max_num_seqs``...: a setting this file has no field for) is named as not understood.
+With ``--warmup-num-prompts`` (sweep/serve.py @0031557f ``run_comb``) a warm-up run precedes the measured ones, written
+as ``warmup.json`` with ``run_number`` -1 and kept out of ``summary.json``: refused by name, no measurement.
 """
 
 from __future__ import annotations
@@ -306,6 +308,13 @@ def parse(doc: Mapping[str, Any]) -> Imported:
     Raises:
         BadFigure: a total or load that is not what its field means (NaN, a string, a fraction of a request...).
     """
+    if doc.get("run_number") == -1:  # the sweep's warm-up (module doc)
+        raise ConfigError(
+            "the warm-up run of a vllm bench sweep serve combination is no measurement",
+            found="run_number = -1 (sweep's warmup.json, --warmup-num-prompts)",
+            expected="a measured run (run_number 0, 1, ...)",
+            fix="import the combination's run=N.json files or its summary.json",
+        )
     facts: dict[str, Any] = {
         "tool": TOOL,
         "shape": SHAPE,
