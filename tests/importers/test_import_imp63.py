@@ -147,3 +147,27 @@ def test_sweep_failure_record_is_named(tmp_path, capsys, monkeypatch):
         "looks like vllm bench sweep serve's record of a failed run (run 1: RuntimeError: boom): nothing was "
         "measured; import the combination's run=N.json files that succeeded, or its summary.json"
     ) in text, text
+
+
+def test_aiperf_server_metrics_export_is_named(tmp_path, capsys, monkeypatch):
+    """AIPerf's ``server_metrics_export.json`` (ai-dynamo/aiperf docs/server_metrics/server_metrics_json_schema.md:
+    ``schema_version``, ``summary`` of ``endpoints_configured`` ..., ``metrics`` by Prometheus name, each a ``type`` and
+    ``series`` of ``stats``; a counter's ``total`` its increase over the collection) holds the server's counters, no
+    request the client counted: refused with the general words, now named with the run's summary to pass and the
+    spec-decode counters it holds."""
+    counter = {"type": "counter", "series": [{"endpoint_url": "http://127.0.0.1:8000/metrics", "stats": {"total": 40}}]}
+    doc = {
+        "schema_version": "1.0",
+        "aiperf_version": "0.8.0",
+        "summary": {"endpoints_configured": ["http://127.0.0.1:8000/metrics"], "endpoints_successful": []},
+        "metrics": {"vllm:spec_decode_num_drafts_total": counter, "vllm:num_requests_running": {"type": "gauge"}},
+        "input_config": {},
+    }
+    path = tmp_path / "server_metrics_export.json"
+    path.write_text(json.dumps(doc))
+    text = _refused(tmp_path, capsys, monkeypatch, path)
+    assert (
+        "looks like AIPerf's server-metrics export (server_metrics_export.json): the server's Prometheus metrics over "
+        "the run (spec-decode counters among them: vllm:spec_decode_num_drafts_total, not read), no request counted "
+        "by the client; import profile_export_aiperf.json from the same folder (the run's summary)"
+    ) in text, text

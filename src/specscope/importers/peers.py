@@ -38,6 +38,10 @@
   export ``profile_export_aiperf_steady_state.json`` (``SteadyStateJsonExporter``, steady_state_json_exporter.py
   @3d522d48: ``window_metadata`` and ``metrics`` of ``{unit, avg, min, max, p50, p90, p95, p99, std}``): windows of
   one run, each a part of it; the run's own summary, ``profile_export_aiperf.json`` in the same folder, imports;
+- AIPerf's server-metrics export ``server_metrics_export.json`` (docs/server_metrics/server_metrics_json_schema.md:
+  ``summary`` of ``endpoints_configured``..., ``metrics`` by Prometheus name, a counter's ``stats.total`` its increase
+  over the collection): the server's counters, no request the client counted; its spec-decode counters are named, not
+  read; the run's summary imports;
 - vLLM's pooling result (``vllm bench serve`` against an embeddings or other pooling endpoint: the
   ``TaskType.POOLING`` branch of ``benchmark()`` in vllm/benchmarks/serve.py @def9ce85 writes ``duration``,
   ``completed``, ``total_input_tokens``, ``request_throughput``, ``total_token_throughput`` and e2el figures only,
@@ -139,11 +143,24 @@ def _aiperf_window(doc: Mapping[str, Any]) -> str:
         what = f"AIPerf's time-slice export (profile_export_aiperf_timeslices.json): {len(slices)} windows of one run"
     elif isinstance(doc.get("window_metadata"), Mapping) and isinstance(doc.get("metrics"), Mapping):
         what = "AIPerf's steady-state export (profile_export_aiperf_steady_state.json): one window of a run"
+    elif isinstance(doc.get("summary"), Mapping) and "endpoints_configured" in doc["summary"]:
+        return _aiperf_server_metrics(doc.get("metrics"))
     else:
         return ""
     return (
         f"; looks like {what}, statistics over part of it, no run's totals; import profile_export_aiperf.json from "
         "the same folder (the whole run's summary)"
+    )
+
+
+def _aiperf_server_metrics(metrics: Any) -> str:
+    """The words for AIPerf's server-metrics export (module doc), naming the spec-decode counters it holds."""
+    names = sorted(str(k) for k in metrics if "spec_decode" in str(k)) if isinstance(metrics, Mapping) else []
+    held = f" (spec-decode counters among them: {', '.join(names[:4])}, not read)" if names else ""
+    return (
+        "; looks like AIPerf's server-metrics export (server_metrics_export.json): the server's Prometheus metrics "
+        f"over the run{held}, no request counted by the client; import profile_export_aiperf.json from the same folder "
+        "(the run's summary)"
     )
 
 
