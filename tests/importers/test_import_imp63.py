@@ -10,6 +10,7 @@ from typing import Any
 
 from clirun import cli
 from paths import DATA
+from specscope.importers import vllm_serve
 
 IMPORTS = DATA / "imports"
 
@@ -171,3 +172,16 @@ def test_aiperf_server_metrics_export_is_named(tmp_path, capsys, monkeypatch):
         "the run (spec-decode counters among them: vllm:spec_decode_num_drafts_total, not read), no request counted "
         "by the client; import profile_export_aiperf.json from the same folder (the run's summary)"
     ) in text, text
+
+
+def test_sweep_adaptive_k_gives_no_one_k():
+    """``enable_adaptive_k`` (docs/features/speculative_decoding/adaptive_k.md @7391f105: k chosen at each step from
+    the measured acceptance): no one k, named."""
+    doc = {**json.loads((IMPORTS / "vllm_mtp_r0.json").read_text()), "run_number": 0}
+    doc["speculative_config"] = {"method": "eagle", "num_speculative_tokens": 10, "enable_adaptive_k": True}
+    got = vllm_serve.parse(doc)
+    assert got.k is None and got.server_spec == {"method": "eagle"}, got
+    assert (
+        "speculative_config.enable_adaptive_k = true (the server chooses k at each step, num_speculative_tokens 10 "
+        "its maximum): no one k read"
+    ) in got.notes, got.notes

@@ -225,13 +225,16 @@ def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
 
 
 def _k_varies(spec: Mapping[str, Any]) -> str | None:
-    """The setting by which the server's k varies through a run (module doc), as the file wrote it; None when k is
-    fixed."""
+    """The setting by which the server's k varies through a run (module doc), as the file wrote it, and how (an
+    open parenthesis the caller closes); None when k is fixed."""
     schedule = spec.get("num_speculative_tokens_per_batch_size")
     if schedule:
-        return f"speculative_config.num_speculative_tokens_per_batch_size = {spelled(schedule)}"
+        return (
+            f"speculative_config.num_speculative_tokens_per_batch_size = {spelled(schedule)} (the server drafts k by "
+            "batch size"
+        )
     if spec.get("enable_adaptive_k") is True:
-        return "speculative_config.enable_adaptive_k = true"
+        return "speculative_config.enable_adaptive_k = true (the server chooses k at each step"
     return None
 
 
@@ -263,10 +266,7 @@ def _sweep_spec(doc: Mapping[str, Any], notes: list[str]) -> tuple[dict[str, Any
     k = spec.get("num_speculative_tokens")
     varies = _k_varies(spec)
     if varies is not None:  # the server's k changes through the run: none is read, the per-position list's neither
-        notes.append(
-            f"{varies} (the server drafts k by batch size, num_speculative_tokens {spelled(k)} its maximum): "
-            "no one k read"
-        )
+        notes.append(f"{varies}, num_speculative_tokens {spelled(k)} its maximum): no one k read")
         return read, True
     if is_draft_length(k, 0):
         read["num_speculative_tokens"] = k
