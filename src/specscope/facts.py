@@ -225,5 +225,6 @@ KEPT_KEYS = frozenset(
         "log_source",
         "loaded_vs_census",
         "imported_from",
+        "speculative_config",
     }
 )

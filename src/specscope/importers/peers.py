@@ -38,6 +38,10 @@
   export ``profile_export_aiperf_steady_state.json`` (``SteadyStateJsonExporter``, steady_state_json_exporter.py
   @3d522d48: ``window_metadata`` and ``metrics`` of ``{unit, avg, min, max, p50, p90, p95, p99, std}``): windows of
   one run, each a part of it; the run's own summary, ``profile_export_aiperf.json`` in the same folder, imports;
+- AIPerf's server-metrics export ``server_metrics_export.json`` (docs/server_metrics/server_metrics_json_schema.md:
+  ``summary`` of ``endpoints_configured``..., ``metrics`` by Prometheus name, a counter's ``stats.total`` its increase
+  over the collection): the server's counters, no request the client counted; its spec-decode counters are named, not
+  read; the run's summary imports;
 - vLLM's pooling result (``vllm bench serve`` against an embeddings or other pooling endpoint: the
   ``TaskType.POOLING`` branch of ``benchmark()`` in vllm/benchmarks/serve.py @def9ce85 writes ``duration``,
   ``completed``, ``total_input_tokens``, ``request_throughput``, ``total_token_throughput`` and e2el figures only,
@@ -57,6 +61,10 @@
   @02499765 ``get_statistics_dict``: ``engine``, ``world_info``, ``request_info``, ``performance``, optional
   ``streaming_metrics`` and ``decoding_stats``, ``dataset``): a run of the LLM API in-process, no server; its
   ``decoding_stats`` are percentiles over requests, with no sums to derive the run's rate from;
+- ``vllm bench sweep serve``'s record of a failed run (``--continue-on-error``: vllm/benchmarks/sweep/serve.py
+  @0031557f ``run_comb`` writes ``run=N.failure.json`` of ``run_number``, ``error_type``, ``error``,
+  ``serve_overrides``, ``bench_overrides``; ``run_combs`` a failed server combination's ``SERVE-...-failure.json``,
+  without ``run_number``): nothing measured;
 - genai-bench's per-run JSON (sgl-project/genai-bench genai_bench/metrics/metrics.py @025cf1c6: ``aggregated_metrics``,
   an ``AggregatedMetrics`` of ``scenario``, ``num_concurrency`` ("or QPS for open-loop mode"), ``run_duration``,
   the request counts and ``stats`` per field, beside ``individual_request_metrics`` and ``_time_unit``): its level is
@@ -74,6 +82,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from specscope.importers.record import spelled
 from specscope.textsafe import shell_word
 
 __all__ = ["document_hint", "text_hint"]
@@ -134,11 +143,24 @@ def _aiperf_window(doc: Mapping[str, Any]) -> str:
         what = f"AIPerf's time-slice export (profile_export_aiperf_timeslices.json): {len(slices)} windows of one run"
     elif isinstance(doc.get("window_metadata"), Mapping) and isinstance(doc.get("metrics"), Mapping):
         what = "AIPerf's steady-state export (profile_export_aiperf_steady_state.json): one window of a run"
+    elif isinstance(doc.get("summary"), Mapping) and "endpoints_configured" in doc["summary"]:
+        return _aiperf_server_metrics(doc.get("metrics"))
     else:
         return ""
     return (
         f"; looks like {what}, statistics over part of it, no run's totals; import profile_export_aiperf.json from "
         "the same folder (the whole run's summary)"
+    )
+
+
+def _aiperf_server_metrics(metrics: Any) -> str:
+    """The words for AIPerf's server-metrics export (module doc), naming the spec-decode counters it holds."""
+    names = sorted(str(k) for k in metrics if "spec_decode" in str(k)) if isinstance(metrics, Mapping) else []
+    held = f" (spec-decode counters among them: {', '.join(names[:4])}, not read)" if names else ""
+    return (
+        "; looks like AIPerf's server-metrics export (server_metrics_export.json): the server's Prometheus metrics "
+        f"over the run{held}, no request counted by the client; import profile_export_aiperf.json from the same folder "
+        "(the run's summary)"
     )
 
 
@@ -208,14 +230,27 @@ def _own_document(doc: Mapping[str, Any]) -> str:
     return ""
 
 
+def _said(value: Any) -> str:
+    """A text the file holds as written (at most 200 characters), any other value as JSON (:func:`spelled`)."""
+    return (value if len(value) <= 200 else value[:197] + "...") if isinstance(value, str) else spelled(value)
+
+
 def _other_tool(doc: Mapping[str, Any]) -> str:
-    """The words for trtllm-bench's report and genai-bench's per-run JSON (module doc), else ""."""
+    """The words for trtllm-bench's report, vllm bench sweep serve's failure record and genai-bench's per-run JSON
+    (module doc), else ""."""
     if {"engine", "world_info", "request_info", "performance"} <= doc.keys():
         engine = doc["engine"] if isinstance(doc["engine"], Mapping) else {}
         return (
             f"; looks like trtllm-bench's --report_json (an in-process run of the LLM API, no server; backend "
             f"{engine.get('backend')}, version {engine.get('version')}): percentiles over requests, no served level; "
             f"serve the model (trtllm-serve) and {_INSTEAD}"
+        )
+    if {"error_type", "error", "serve_overrides"} <= doc.keys():
+        run = f"run {spelled(doc['run_number'])}" if "run_number" in doc else "its server combination"
+        return (
+            f"; looks like vllm bench sweep serve's record of a failed run ({run}: {_said(doc['error_type'])}: "
+            f"{_said(doc['error'])}): nothing was measured; import the combination's run=N.json files that "
+            "succeeded, or its summary.json"
         )
     agg = doc.get("aggregated_metrics")
     if isinstance(agg, Mapping) and "individual_request_metrics" in doc:

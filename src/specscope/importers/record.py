@@ -175,7 +175,9 @@ class Load:
 class Imported:
     """One record: ``tool`` and ``shape`` (the shape's name), its ``load``, the ``facts`` to store, the workload
     name the file gives (``workload``, None when it names none), the model it names (``model``) and the draft tokens
-    per verify step its own metadata records (``k``, None when nothing in it does; ``k_source``: what recorded it).
+    per verify step its own metadata records (``k``, None when nothing in it does; ``k_source``: what recorded it),
+    and the server's speculative config it records (``server_spec``: vLLM's ``speculative_config`` keys ``method`` and
+    ``num_speculative_tokens``, as read; None when it records none), stored with the config's server facts.
 
     ``left_out``: why the record is not stored as a cell (None: it is): a benchmark of no level beside others that
     have one (:mod:`specscope.importers.guidellm_report`), or one of the loop kind not imported from a file that
@@ -191,6 +193,7 @@ class Imported:
     notes: tuple[str, ...] = field(default_factory=tuple)
     k: int | None = None
     k_source: str | None = None
+    server_spec: Mapping[str, Any] | None = None
     left_out: str | None = None
 
 

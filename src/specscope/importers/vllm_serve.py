@@ -36,13 +36,26 @@ it has no single level and is refused.
 
 ``vllm bench sweep serve`` (vllm/benchmarks/sweep/serve.py @4fa9174d ``run_benchmark``, ``run_comb``) writes each run
 of a parameter combination as ``run=N.json``: this file with ``run_number`` (the repeat, 0-based) and the
-combination's overrides (``--serve-params`` / ``--bench-params`` keys: a server setting is no field of this file, named
-as not understood) added; then the combination's ``summary.json``, a JSON array of those runs, whose items are read as
-this file's records in order, repeats of one config (:func:`sweep_runs`).
+combination's overrides added at its top level (``_update_run_data``: the ``--serve-params`` and ``--bench-params``
+items' keys as the user wrote them, ``_benchmark_name`` among them when the params file named its combinations);
+then the combination's ``summary.json``, a JSON array of those runs, whose items are read as this file's records in
+order, repeats of one config (:func:`sweep_runs`). Of the overrides the server's speculative config is read as what
+the server ran (:func:`_sweep_spec`): ``speculative_config`` (a dict, or the JSON text sweep passes as is), or its
+dotted keys ``speculative_config.KEY`` (vLLM's ``--speculative-config.KEY``; sweep's ``_iter_param_key_candidates``
+also finds the prefix hyphenated, ``speculative-config``); its ``method`` and ``num_speculative_tokens`` (k, stored
+as the config's, :mod:`specscope.importers.write`) go to the config's server facts as vLLM's ``speculative_config``.
+A k that is no draft length is named and not read; one beside a per-position list of another length is refused. A
+server whose k varies through the run (vLLM's dynamic speculative decoding, ``num_speculative_tokens_per_batch_size``:
+docs/features/speculative_decoding/dynamic_speculative_decoding.md @dba5f190, the serve params ``vllm bench sweep
+tune_speculative_k`` reads; or ``enable_adaptive_k``) has no one k: named, none read, its method still read. Every other
+override (``max_num_seqs``...: a setting this file has no field for) is named as not understood.
+With ``--warmup-num-prompts`` (sweep/serve.py @0031557f ``run_comb``) a warm-up run precedes the measured ones, written
+as ``warmup.json`` with ``run_number`` -1 and kept out of ``summary.json``: refused by name, no measurement.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -68,6 +81,7 @@ from specscope.importers.record import (
     uneven_arrays_left_out,
     warning_notes,
 )
+from specscope.kaxis import K_MAX, is_draft_length
 
 __all__ = ["KNOWN_FAMILY", "KNOWN_KEYS", "SHAPE", "TOOL", "parse", "recognise", "sweep_runs"]
 
@@ -101,15 +115,21 @@ _KNOWN = frozenset(
         *("diffusion_committed_throughput", "diffusion_steps_per_canvas", "diffusion_committed_per_step"),
         *("diffusion_committed_tokens", "diffusion_denoising_steps", "diffusion_canvas_positions"),
         "run_number",
+        "_benchmark_name",
     }
 )
+#: a sweep's speculative-config override (module doc): the whole config, or one of its keys
+_SPEC_OVERRIDE = re.compile(r"speculative[-_]config(\.(?P<key>.+))?")
 #: ``mean_/median_/std_/pNN_{ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue}_ms``
 _AGGREGATE = re.compile(
     r"(mean|median|std|p\d+(\.\d+)?)_(ttft|tpot|itl|e2el|client_queue_time|e2el_including_client_queue)_ms"
 )
 #: the census (docs/imports.md): the keys known, and the family the pattern accepts
 KNOWN_KEYS = _KNOWN
-KNOWN_FAMILY = "mean_/median_/std_/pNN_{ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue}_ms (ms)"
+KNOWN_FAMILY = (
+    "mean_/median_/std_/pNN_{ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue}_ms (ms); a sweep's "
+    "speculative_config and speculative_config.KEY overrides (the prefix also hyphenated)"
+)
 
 
 def recognise(doc: Any) -> bool:
@@ -204,12 +224,97 @@ def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
         facts["not_recorded"].append(f"per-position acceptance ({key} = {spelled(per)}: not a list of rates 0..1)")
 
 
+def _k_varies(spec: Mapping[str, Any]) -> str | None:
+    """The setting by which the server's k varies through a run (module doc), as the file wrote it, and how (an
+    open parenthesis the caller closes); None when k is fixed."""
+    schedule = spec.get("num_speculative_tokens_per_batch_size")
+    if schedule:
+        return (
+            f"speculative_config.num_speculative_tokens_per_batch_size = {spelled(schedule)} (the server drafts k by "
+            "batch size"
+        )
+    if spec.get("enable_adaptive_k") is True:
+        return "speculative_config.enable_adaptive_k = true (the server chooses k at each step"
+    return None
+
+
+def _sweep_spec(doc: Mapping[str, Any], notes: list[str]) -> tuple[dict[str, Any], bool]:
+    """The server's speculative config a sweep run's overrides carry (module doc): ``method`` (str) and
+    ``num_speculative_tokens`` (k, a draft length) as read, ``{}`` when none is there, and whether its k varies
+    through the run (no k is then read); what cannot be read is named in ``notes``."""
+    spec: dict[str, Any] = {}
+    for key, value in doc.items():
+        m = _SPEC_OVERRIDE.fullmatch(key) if isinstance(key, str) else None
+        if m is None:
+            continue
+        if m.group("key") is not None:
+            spec[m.group("key")] = value
+            continue
+        whole = value
+        if isinstance(value, str):  # sweep passes a string override to --speculative-config as written: JSON text
+            try:
+                whole = json.loads(value)
+            except ValueError:
+                whole = None
+        if isinstance(whole, Mapping):
+            spec = {**whole, **spec}
+        else:
+            notes.append(f"{key} = {spelled(value)} (not a speculative config: a JSON object), not read")
+    read: dict[str, Any] = {}
+    if isinstance(spec.get("method"), str) and spec["method"]:
+        read["method"] = spec["method"]
+    k = spec.get("num_speculative_tokens")
+    varies = _k_varies(spec)
+    if varies is not None:  # the server's k changes through the run: none is read, the per-position list's neither
+        notes.append(f"{varies}, num_speculative_tokens {spelled(k)} its maximum): no one k read")
+        return read, True
+    if is_draft_length(k, 0):
+        read["num_speculative_tokens"] = k
+    elif k is not None:
+        notes.append(
+            f"speculative_config.num_speculative_tokens = {spelled(k)} (not a draft length 0..{K_MAX}), not read"
+        )
+    return read, False
+
+
+def _k(facts: Mapping[str, Any], spec: dict[str, Any], varies: bool) -> tuple[int | None, str | None]:
+    """The record's own k and where it was read: the sweep override's (the server's setting), else the length of
+    the per-position list; none when the override's k varies through the run.
+
+    Raises:
+        ConfigError: both, disagreeing.
+    """
+    if varies:
+        return None, None
+    positions = len(facts.get("acceptance_per_position") or ())
+    per = f"{positions} draft positions in spec_decode_per_position_acceptance_rates"
+    k = spec.get("num_speculative_tokens")
+    if k is None:
+        return (positions, per) if positions else (None, None)
+    where = f"speculative_config.num_speculative_tokens {k} (vllm bench sweep serve's server override)"
+    if positions and positions != k:
+        raise ConfigError(
+            f"the record's server override says k {k}, its per-position acceptance list {positions}",
+            found=f"{where}; {per}",
+            expected="one k: the server's num_speculative_tokens is the number of draft positions vLLM counts",
+            fix="import the run=N.json the sweep wrote unedited (its overrides and results from one server)",
+        )
+    return k, where
+
+
 def parse(doc: Mapping[str, Any]) -> Imported:
     """The record's facts (:mod:`specscope.stats.imported`), load and model.
 
     Raises:
         BadFigure: a total or load that is not what its field means (NaN, a string, a fraction of a request...).
     """
+    if doc.get("run_number") == -1:  # the sweep's warm-up (module doc)
+        raise ConfigError(
+            "the warm-up run of a vllm bench sweep serve combination is no measurement",
+            found="run_number = -1 (sweep's warmup.json, --warmup-num-prompts)",
+            expected="a measured run (run_number 0, 1, ...)",
+            fix="import the combination's run=N.json files or its summary.json",
+        )
     facts: dict[str, Any] = {
         "tool": TOOL,
         "shape": SHAPE,
@@ -257,9 +362,12 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         tool_percentiles(doc, facts)
     _spec(doc, facts)
     model = doc.get("model_id")
-    unread = not_understood(doc, _KNOWN, lambda k: _AGGREGATE.fullmatch(k) is not None)
+    spec, varies = _sweep_spec(doc, notes)
+    unread = not_understood(
+        doc, _KNOWN, lambda k: _AGGREGATE.fullmatch(k) is not None or _SPEC_OVERRIDE.fullmatch(k) is not None
+    )
     notes += warning_notes(unread)
-    positions = len(facts.get("acceptance_per_position") or ())
+    k, k_source = _k(facts, spec, varies)
     return Imported(
         TOOL,
         SHAPE,
@@ -268,6 +376,7 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         None,
         str(model) if model else None,
         tuple(notes),
-        k=positions or None,
-        k_source=f"{positions} draft positions in spec_decode_per_position_acceptance_rates" if positions else None,
+        k=k,
+        k_source=k_source,
+        server_spec=spec or None,
     )

@@ -516,6 +516,8 @@ def _write(
             facts["model"] = rec.model
         if rec.k is not None:  # the file's own record of k (:func:`_check_k`), read by spec_k as a stated k
             facts["num_speculative_tokens"] = rec.k
+        if rec.server_spec:  # the server's speculative config as the file records it, read by the vLLM adapter
+            facts["speculative_config"] = dict(rec.server_spec)
         run.save_server_facts(config, {**run.server_facts.of(config).stored, **facts})
     run.update_manifest(**fields)
 
