@@ -209,16 +209,11 @@ def read_records(path: Path) -> list[Imported]:
             raise _unknown(path, f"record {i}: {keys or 'an empty object'}{hints}")
         try:
             records = shape.records(doc, path) if shape.parse_file is None else [_whole_file(path, docs, shape)]
-        except ConfigError as exc:  # a reader's refusal (no level to name): said with the file and record
-            raise ConfigError(
-                f"{path} record {i} ({shape.name}): {exc.message}", found=exc.found, expected=exc.expected, fix=exc.fix
-            ) from None
-        except BadFigure as exc:
-            raise ConfigError(
-                f"{path} record {i} ({shape.name}): {exc.field} is not a figure specscope can store",
-                found=str(exc),
-                expected=exc.expected,
-                fix="pass the file the tool saved (a hand-edited value is the usual cause), or leave this file out; "
+        except (ConfigError, BadFigure) as exc:  # a reader's refusal (no level to name): said with the file and record
+            raise _said_at(
+                f"{path} record {i} ({shape.name})",
+                exc,
+                "pass the file the tool saved (a hand-edited value is the usual cause), or leave this file out; "
                 "nothing was written",
             ) from None
         for rec in records:
@@ -249,6 +244,16 @@ def _whole_file(path: Path, docs: list[Any], shape: Shape) -> Imported:
             fix="pass the file the tool saved, unchanged",
         )
     return shape.parse_file(path, docs)
+
+
+def _said_at(where: str, exc: ConfigError | BadFigure, fix: str) -> ConfigError:
+    """A reader's refusal said with where it was read (``where``: ``{path} record {i} ({shape})``): a ConfigError
+    keeps its words; a BadFigure names its field, with ``fix`` (what to pass instead)."""
+    if isinstance(exc, ConfigError):
+        return ConfigError(f"{where}: {exc.message}", found=exc.found, expected=exc.expected, fix=exc.fix)
+    return ConfigError(
+        f"{where}: {exc.field} is not a figure specscope can store", found=str(exc), expected=exc.expected, fix=fix
+    )
 
 
 def _one_document(path: Path) -> tuple[str, Mapping[str, Any]]:
@@ -287,16 +292,11 @@ def _genai_bench_folder(folder: Path) -> list[Imported]:
             raise _unknown(run, "no aggregated_metrics: not a genai-bench run's result")
         try:
             rec = genai_bench.parse_run(doc, meta)
-        except ConfigError as exc:
-            raise ConfigError(
-                f"{run} ({genai_bench.SHAPE}): {exc.message}", found=exc.found, expected=exc.expected, fix=exc.fix
-            ) from None
-        except BadFigure as exc:
-            raise ConfigError(
-                f"{run} ({genai_bench.SHAPE}): {exc.field} is not a figure specscope can store",
-                found=str(exc),
-                expected=exc.expected,
-                fix="pass the folder the tool saved, or leave this file out; nothing was written",
+        except (ConfigError, BadFigure) as exc:
+            raise _said_at(
+                f"{run} ({genai_bench.SHAPE})",
+                exc,
+                "pass the folder the tool saved, or leave this file out; nothing was written",
             ) from None
         out.append(replace(rec, facts={**rec.facts, "file": f"{folder.name}/{run.name}", "sha256": sha, "record": i}))
     return out
