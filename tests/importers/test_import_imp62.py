@@ -238,3 +238,17 @@ def test_vllm_bench_sweep_summary_csv_is_named_with_the_json_to_pass(tmp_path, c
         "this looks like vllm bench sweep serve's summary.csv (every combination's runs, one row each): import each "
         "combination's summary.json (or its run=N.json files) from its folder beside it"
     ) in text, text
+
+
+def test_genai_bench_cmd_options_read_as_a_shell_splits_them():
+    # the metadata's cmd is a command line: a quoted value is one word, --name=V is --name V (shlex.split)
+    from specscope.importers.genai_bench import _option
+
+    cmd = 'genai-bench benchmark --api-model-name "a b" --execution-engine async --qps-level=2 --spawn-rate 5'
+    assert [_option(cmd, n) for n in ("--api-model-name", "--execution-engine", "--qps-level", "--spawn-rate")] == [
+        "a b",
+        "async",
+        "2",
+        "5",
+    ]
+    assert _option(cmd, "--distribution") is None

@@ -33,6 +33,7 @@ warning.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping
 from typing import Any
 
@@ -84,9 +85,18 @@ _ARRIVAL = {"exponential": "poisson", "constant": "constant", "uniform": "unifor
 
 
 def _option(cmd: str, name: str) -> str | None:
-    """The value after ``--name`` in the metadata's ``cmd`` (the first), None when the option is not there."""
-    words = cmd.split()
-    return next((words[i + 1] for i, w in enumerate(words[:-1]) if w == name), None)
+    """The value of ``--name`` in the metadata's ``cmd`` (the first; ``--name V`` or ``--name=V``, the line split as a
+    shell splits it, :func:`shlex.split`), None when the option is not there."""
+    try:
+        words = shlex.split(cmd)
+    except ValueError:  # an unbalanced quote: the words as written
+        words = cmd.split()
+    for i, w in enumerate(words):
+        if w == name and i + 1 < len(words):
+            return words[i + 1]
+        if w.startswith(name + "="):
+            return w[len(name) + 1 :]
+    return None
 
 
 def _load(meta: Mapping[str, Any], agg: Mapping[str, Any]) -> Load:
