@@ -14,7 +14,7 @@ formats (text, Markdown, JSON, HTML):
   (the judgement's, :func:`specscope.stats.crossovers.judged_crossovers`);
 * **Acceptance placement**: a measured acceptance rate placed between the run's workloads for the config it was
   measured with, giving the two-workload mix the advice runs on (:func:`specscope.stats.crossovers.place_acceptance`);
-* **Alarms**: the judgement's alarms as the report renders them (:func:`specscope.report.alarms.judgement_alarms`:
+* **Alarms**: the run's alarms as the report renders them (:func:`specscope.report.alarms.run_alarms`:
   low acceptance, not engaged, a confirmed drift), since a config whose draft head looks broken, that never drafted,
   or whose gain a drift can explain, should not be advised on its speed alone;
 * **k** of each config from :func:`specscope.stats.server_spec.spec_k` (the one place; unknown is — , never 0), the
@@ -36,7 +36,7 @@ from specscope.config import SENTINEL_SUFFIX, is_control
 from specscope.errors import ConfigError
 from specscope.facts import RunFacts
 from specscope.report import units
-from specscope.report.alarms import judgement_alarms
+from specscope.report.alarms import run_alarms
 from specscope.report.document import Alarm, Cell, Column, Section, Table, text_cell
 from specscope.report.verdicts import cold_start_notes
 from specscope.stats.choices import Choices, LevelChoice, MixComparison, Traffic
@@ -209,7 +209,7 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
         )
     if any(lv.comparison is not None and lv.comparison.rounds < 6 for lv in j.choices.levels):
         out_notes.append("fewer than 6 rounds: intervals are wide (each names the rounds it rests on)")
-    alarms = judgement_alarms(j, facts)  # the judgement's, as report renders them
+    alarms = run_alarms(j, facts, cells)  # the run's, as report renders them
     ks = config_ks([c for c in dict.fromkeys(x.config for x in candidates) if c != baseline], facts)
     return Advice(j, j.choices, list(j.crossovers), placement, out_notes, alarms, ks)
 

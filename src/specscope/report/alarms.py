@@ -24,6 +24,7 @@ from pathlib import Path
 from specscope.facts import RunFacts, ServerFacts
 from specscope.report import units
 from specscope.report.document import Alarm
+from specscope.report.spec_notes import spec_alarms
 from specscope.report.verdicts import drift_notes
 from specscope.stats.alarms import JudgedAlarm, find_alarms
 from specscope.stats.groups import LevelAxis
@@ -163,3 +164,10 @@ def judgement_alarms(
     own = [x for a in j.alarms if a.code not in LOG_CODES and (x := render_alarm(a, facts, j.axis)) is not None]
     logs = [x for a in j.alarms if a.code in LOG_CODES and (x := render_alarm(a, facts, j.axis)) is not None]
     return own + drift_notes(j)[1] + logs
+
+
+def run_alarms(j: Judgement | None, facts: RunFacts | None, cells: Sequence[CellSummary]) -> list[Alarm]:
+    """Every alarm of a run, the one list ``report`` and ``advise`` print (and exit 1 on): the judgement's
+    (:func:`judgement_alarms`), then each config x workload whose server counters drafted and accepted nothing in
+    every window (:func:`specscope.report.spec_notes.spec_alarms`). ``cells``: all the run's cell summaries."""
+    return judgement_alarms(j, facts, cells) + spec_alarms(cells, facts)

@@ -17,7 +17,7 @@ from specscope.facts import RunFacts
 from specscope.records import CellKey, CellResult
 from specscope.report import units
 from specscope.report.advice import choices_tables, config_ks, flip_lines
-from specscope.report.alarms import judgement_alarms
+from specscope.report.alarms import run_alarms
 from specscope.report.capacity import capacity_table, stream_timing_table
 from specscope.report.chart_data import run_charts
 from specscope.report.crash_trials import crash_trials_table, stable_levels
@@ -27,7 +27,7 @@ from specscope.report.k_tables import k_table
 from specscope.report.rates import rate_table, side_by_side_note
 from specscope.report.server_facts import server_tables
 from specscope.report.source_tables import source_tables
-from specscope.report.spec_notes import spec_alarms, spec_notes
+from specscope.report.spec_notes import spec_notes
 from specscope.report.stream_acceptance_table import stream_acceptance_table
 from specscope.report.tables import RunCells, bench_tables
 from specscope.report.throughput import rates_table
@@ -268,7 +268,7 @@ def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = Non
         else []
     )
     capacity = [t for t in (capacity_table(rc), stream_timing_table(rc)) if t is not None]
-    alarms = judgement_alarms(j, data.server_facts, data.cells)  # drift's among them, decided in the judgement
+    alarms = run_alarms(j, data.server_facts, data.cells)  # drift's among them, decided in the judgement
     return Section(
         f"run:{data.name}",
         f"Run {data.path or data.name}",
@@ -290,7 +290,7 @@ def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = Non
         ],
         [] if j is None else verdict_lines(j) + (flip_lines(j.choices, j.crossovers, j.axis) if j.choices else []),
         notes + extra + design_note(data.cells, data.options) + list(j.notes if j else ()),
-        alarms + spec_alarms(data.cells, data.server_facts),
+        alarms,
         charts,
     )
 
